@@ -1,0 +1,101 @@
+"""lucid: a PyTorch-compatible deep-learning framework whose CPU work runs in numba kernels.
+
+Example::
+
+    import lucid
+    x = lucid.randn(4, 3, requires_grad=True)
+    loss = (x @ lucid.ones(3, 2)).relu().sum()
+    loss.backward()
+"""
+
+from . import _dtype, autograd, ops
+from ._device import device
+from ._dtype import (
+    bool_ as bool,  # noqa: A001
+)
+from ._dtype import (
+    dtype,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    int8,
+    int16,
+    int32,
+    int64,
+    promote_types,
+    set_default_dtype,
+    uint8,
+)
+from ._dtype import (
+    result_type as _result_type,
+)
+from ._tensor import Size, Tensor
+from ._version import __version__
+from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from .ops import *  # noqa: F403
+from .ops.random import (
+    Generator,
+    default_generator,
+    get_rng_state,
+    initial_seed,
+    manual_seed,
+    seed,
+    set_rng_state,
+)
+
+half = float16
+float = float32  # noqa: A001
+double = float64
+long = int64
+int = int32  # noqa: A001
+short = int16
+uint8 = uint8
+chunk = ops.chunk
+
+
+def is_tensor(obj: object) -> bool:
+    """True for lucid tensors (including Parameters and Buffers)."""
+    return isinstance(obj, Tensor)
+
+
+def numel(input: Tensor) -> int:
+    return input.numel()
+
+
+def result_type(*tensors: object) -> dtype:
+    """The dtype PyTorch's promotion rules give for these tensors and scalars."""
+    return _result_type(*tensors)
+
+
+def is_floating_point(input: Tensor) -> bool:
+    return input.dtype.is_floating_point
+
+
+def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
+             equal_nan: bool = False) -> bool:
+    """Whether all elements satisfy ``|input - other| <= atol + rtol * |other|``."""
+    return bool(isclose(input, other, rtol, atol, equal_nan).all())
+
+
+def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
+            equal_nan: bool = False) -> Tensor:
+    import numpy as _np
+
+    a = _np.asarray(input.detach().numpy() if isinstance(input, Tensor) else input)
+    b = _np.asarray(other.detach().numpy() if isinstance(other, Tensor) else other)
+    be = input._be if isinstance(input, Tensor) else other._be  # type: ignore[union-attr]
+    return Tensor.__new__(Tensor) if False else ops.creation._make(  # noqa: SIM108
+        be.from_numpy(_np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)), be,
+        False, None)
+
+
+def equal(input: Tensor, other: Tensor) -> bool:
+    """True when both tensors have the same shape and elements."""
+    return tuple(input.shape) == tuple(other.shape) and bool((input == other).all())
+
+
+def broadcast_shapes(*shapes: object) -> Size:
+    from .ops._util import broadcast_shapes as _bs
+
+    return Size(_bs(*shapes))  # type: ignore[arg-type]

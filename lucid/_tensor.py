@@ -1,0 +1,368 @@
+"""``Tensor``: a backend array with its device, dtype and gradient bookkeeping.
+
+Math methods (``x.exp()``, ``x + y``, ...) are attached by ``lucid.ops`` so this file
+holds only state, conversion and the autograd entry points.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+from . import _dtype
+from ._device import device
+from .backend import get_backend
+
+__all__ = ["Tensor", "Size"]
+
+_object_new = object.__new__
+
+
+class Size(tuple):
+    """The shape of a tensor: a tuple of ints, printed as ``lucid.Size([2, 3])``."""
+
+    def __repr__(self) -> str:
+        return f"lucid.Size({list(self)})"
+
+    def numel(self) -> int:
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+    def __getitem__(self, i: Any) -> Any:  # slicing keeps the type, as in PyTorch
+        r = tuple.__getitem__(self, i)
+        return Size(r) if isinstance(i, slice) else r
+
+
+class _RemovableHandle:
+    """Returned by ``register_hook``; ``remove()`` unregisters the hook."""
+
+    def __init__(self, hooks: list, hook: Callable) -> None:
+        self._hooks = hooks
+        self._hook = hook
+        hooks.append(hook)
+
+    def remove(self) -> None:
+        if self._hook in self._hooks:
+            self._hooks.remove(self._hook)
+
+    def __enter__(self) -> _RemovableHandle:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.remove()
+
+
+class Tensor:
+    """A multi-dimensional array on a device, with reverse-mode autograd.
+
+    Build tensors with ``lucid.tensor``, ``lucid.zeros``, ``lucid.randn`` and friends.
+
+    Example::
+
+        x = lucid.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        y = (x * x).sum()
+        y.backward()
+        x.grad            # tensor([2., 4., 6.])
+    """
+
+    __slots__ = ("_data", "_be", "_rg", "grad", "grad_fn", "_vc", "__dict__", "__weakref__")
+    # rarely set; living in the instance dict keeps tensor creation cheap
+    _base: Tensor | None = None
+    _hooks: list | None = None
+    _post_hooks: list | None = None
+    __array_priority__ = 1000  # numpy defers ``ndarray + Tensor`` to Tensor.__radd__
+
+    def __init__(self, *args: Any, dtype: Any = None, device: Any = None,
+                 requires_grad: bool = False) -> None:
+        # ``Tensor(2, 3)`` -> uninitialised float tensor; ``Tensor([1, 2])`` -> float data
+        from .ops.creation import _to_array
+
+        be = get_backend(device)
+        d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
+        if len(args) == 1 and not isinstance(args[0], int):
+            data = _to_array(args[0], d, be)
+        else:
+            shape = tuple(args[0]) if len(args) == 1 and not isinstance(args[0], int) else args
+            data = be.zeros(tuple(int(s) for s in shape), d)
+        _init(self, data, be, False, None)
+        if requires_grad:
+            self.requires_grad_(True)
+
+    # ---- core properties -------------------------------------------------------------------
+    @property
+    def data(self) -> Tensor:
+        """This tensor's values, detached from the graph (shares memory)."""
+        t = _make(self._data, self._be, False, None)
+        return t
+
+    @data.setter
+    def data(self, value: Tensor) -> None:
+        if not isinstance(value, Tensor):
+            raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
+        self._data = value._data
+        self._be = value._be
+
+    @property
+    def shape(self) -> Size:
+        return Size(self._data.shape)
+
+    @property
+    def dtype(self) -> _dtype.dtype:
+        return self._be.dtype_of(self._data)
+
+    @property
+    def device(self) -> device:
+        return self._be.device
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    @property
+    def is_cuda(self) -> bool:
+        return self._be.name == "gpu"
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    @property
+    def requires_grad(self) -> bool:
+        return self._rg
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        self.requires_grad_(value)
+
+    @property
+    def _version(self) -> int:
+        return self._vc[0]
+
+    @property
+    def retains_grad(self) -> bool:
+        fn = self.grad_fn
+        return fn is not None and fn._retain is not None and fn._retain() is self
+
+    keep_grad = retains_grad
+
+    @property
+    def itemsize(self) -> int:
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self.numel() * self.dtype.itemsize
+
+    def element_size(self) -> int:
+        return self.dtype.itemsize
+
+    def is_floating_point(self) -> bool:
+        return self.dtype.is_floating_point
+
+    def size(self, dim: int | None = None) -> Any:
+        """The shape as ``lucid.Size``, or the size of one dimension."""
+        if dim is None:
+            return Size(self._data.shape)
+        from .ops._util import norm_dim
+
+        return self._data.shape[norm_dim(dim, self._data.ndim)]
+
+    def dim(self) -> int:
+        return self._data.ndim
+
+    ndimension = dim
+
+    def numel(self) -> int:
+        n = 1
+        for s in self._data.shape:
+            n *= s
+        return n
+
+    nelement = numel
+
+    # ---- conversion --------------------------------------------------------------------------
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        """The values as a numpy array (shares memory on "cpu")."""
+        if self._rg and not force:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                "instead."
+            )
+        return self._be.to_numpy(self._data)
+
+    def item(self) -> Any:
+        """The value of a one-element tensor as a Python number."""
+        if self.numel() != 1:
+            raise RuntimeError(
+                f"a Tensor with {self.numel()} elements cannot be converted to Scalar"
+            )
+        return self._be.item(self._data)
+
+    def tolist(self) -> Any:
+        return self._be.tolist(self._data)
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        a = np.asarray(self._be.to_numpy(self._data))
+        return a if dtype is None else a.astype(dtype, copy=False)
+
+    def __len__(self) -> int:
+        if not self._data.ndim:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self) -> Iterator[Tensor]:
+        if not self._data.ndim:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))  # type: ignore[attr-defined]
+
+    def __bool__(self) -> bool:
+        if self.numel() != 1:
+            raise RuntimeError(
+                "Boolean value of Tensor with more than one value is ambiguous"
+                if self.numel() else "Boolean value of Tensor with no values is ambiguous"
+            )
+        return bool(self.item())
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self.dtype.is_floating_point or self.numel() != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    __hash__ = object.__hash__
+
+    def __repr__(self) -> str:
+        from ._repr import tensor_repr
+
+        return tensor_repr(self)
+
+    def __format__(self, spec: str) -> str:
+        if self._data.ndim == 0:
+            return format(self.item(), spec)
+        return repr(self) if not spec else format(str(self), spec)
+
+    def __deepcopy__(self, memo: dict) -> Tensor:
+        if not self.is_leaf:
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support the "
+                "deepcopy protocol at the moment."
+            )
+        new = type(self).__new__(type(self))
+        _init(new, self._be.copy(self._data), self._be, self._rg, None)
+        for k, v in getattr(self, "__dict__", {}).items():
+            if k not in ("_base", "_hooks", "_post_hooks"):
+                new.__dict__[k] = _deepcopy(v, memo)
+        if self.grad is not None:
+            new.grad = self.grad.__deepcopy__(memo)
+        memo[id(self)] = new
+        return new
+
+    # ---- autograd ------------------------------------------------------------------------------
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        """Set whether autograd records ops on this (leaf) tensor; returns self."""
+        requires_grad = bool(requires_grad)
+        if self.grad_fn is not None and not requires_grad:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use "
+                "a computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach()."
+            )
+        if requires_grad and not self.dtype.is_floating_point:
+            raise RuntimeError(
+                "only Tensors of floating point dtype can require gradients, "
+                f"got {self.dtype}"
+            )
+        self._rg = requires_grad
+        return self
+
+    def retain_grad(self) -> None:
+        """Keep ``.grad`` for this non-leaf tensor after backward."""
+        if self.grad_fn is None:
+            if not self._rg:
+                raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+            return
+        import weakref
+
+        self.grad_fn._retain = weakref.ref(self)
+
+    def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> _RemovableHandle:
+        """Call ``hook(grad)`` when this tensor's gradient is computed; a returned tensor
+        replaces the gradient. Returns a handle whose ``remove()`` unregisters it."""
+        if not self._rg:
+            raise RuntimeError(
+                "cannot register a hook on a tensor that doesn't require gradient"
+            )
+        if self.grad_fn is not None:
+            return self.grad_fn.register_hook(hook)
+        if self._hooks is None:
+            self._hooks = []
+        return _RemovableHandle(self._hooks, hook)
+
+    def register_post_accumulate_grad_hook(self, hook: Callable[[Tensor], None]
+                                           ) -> _RemovableHandle:
+        if self.grad_fn is not None:
+            raise RuntimeError(
+                "post accumulate grad hooks cannot be registered on non-leaf tensors"
+            )
+        if self._post_hooks is None:
+            self._post_hooks = []
+        return _RemovableHandle(self._post_hooks, hook)
+
+    def backward(self, gradient: Tensor | None = None, retain_graph: bool | None = None,
+                 create_graph: bool = False, inputs: Any = None) -> None:
+        """Accumulate d(self)/d(leaf) into every leaf's ``.grad``.
+
+        ``gradient`` is required unless self holds a single element.
+        """
+        from .autograd.engine import backward
+
+        backward([self], None if gradient is None else [gradient], retain_graph,
+                 create_graph, inputs=inputs)
+
+    def detach(self) -> Tensor:
+        """A tensor sharing this one's data, outside the graph."""
+        t = _make(self._data, self._be, False, None)
+        t._vc = self._vc
+        return t
+
+    def detach_(self) -> Tensor:
+        """Detach this tensor from the graph in place; it becomes a leaf."""
+        self.grad_fn = None
+        self._rg = False
+        return self
+
+
+def _init(t: Tensor, data: Any, be: Any, rg: bool, fn: Any) -> None:
+    t._data = data
+    t._be = be
+    t._rg = rg
+    t.grad = None
+    t.grad_fn = fn
+    t._vc = [0]
+
+
+def _make(data: Any, be: Any, rg: bool, fn: Any) -> Tensor:
+    """Fast constructor used by every op (no checks)."""
+    t = _object_new(Tensor)
+    t._data = data
+    t._be = be
+    t._rg = rg
+    t.grad = None
+    t.grad_fn = fn
+    t._vc = [0]
+    return t
+
+
+def _deepcopy(v: Any, memo: dict) -> Any:
+    import copy
+
+    return copy.deepcopy(v, memo)

@@ -1,0 +1,211 @@
+"""``Op``: the base of every differentiable op (forward and backward in one class), and the
+public ``Function`` for user-defined ops written with tensors, as in PyTorch.
+
+An ``Op`` instance is both the context of one call and the graph node it leaves behind.
+``forward`` and ``backward`` work on backend arrays through ``self.be`` (never on a device
+directly), so one backward serves every device.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._tensor import Tensor, _make
+from . import grad_mode
+
+__all__ = ["Op", "Function", "FunctionCtx"]
+
+_grad_on = grad_mode._enabled
+
+
+def _device_mismatch(a: Any, b: Any) -> None:
+    raise RuntimeError(
+        "Expected all tensors to be on the same device, but found at least two devices, "
+        f"{a.name} and {b.name}!"
+    )
+
+
+class Op:
+    """One differentiable op. Subclasses define ``forward(*arrays, **params) -> array`` and
+    ``backward(grad) -> grad or tuple of grads`` (one per positional input, None allowed).
+
+    Tensor inputs arrive in ``forward`` as backend arrays; other positional inputs (Python
+    numbers, index tuples) arrive as they are and never receive a gradient. Arrays that the
+    backward needs go in ``self.saved`` (a tuple); ``saves_output`` marks ops whose backward
+    uses the output. ``is_view`` marks ops whose output may alias the first input.
+    """
+
+    saved: tuple = ()
+    saves_output = False
+    is_view = False
+    _released = False
+    _hooks: list | None = None
+    _retain: Any = None
+    _vcs: Any = None
+
+    @classmethod
+    def apply(cls, *args: Any, **params: Any) -> Tensor:
+        fn = cls.__new__(cls)
+        be = None
+        datas = []
+        parents = []
+        need = False
+        for a in args:
+            if isinstance(a, Tensor):
+                if be is None:
+                    be = a._be
+                elif a._be is not be:
+                    _device_mismatch(be, a._be)
+                datas.append(a._data)
+                if a._rg:
+                    need = True
+                    parents.append(a.grad_fn or a)
+                else:
+                    parents.append(None)
+            else:
+                datas.append(a)
+                parents.append(None)
+        fn.be = be
+        out = fn.forward(*datas, **params)
+        if need and _grad_on[0]:
+            fn.parents = parents
+            t = _make(out, be, True, fn)
+            if fn.saved:
+                vcs = [(a._vc, a._vc[0]) for a in args if isinstance(a, Tensor)]
+                if cls.saves_output:
+                    vcs.append((t._vc, 0))
+                fn._vcs = vcs
+        else:
+            t = _make(out, be, False, None)
+        if cls.is_view:
+            src = args[0]
+            t._vc = src._vc
+            t._base = src._base if src._base is not None else src
+        return t
+
+    @property
+    def needs_input_grad(self) -> tuple[bool, ...]:
+        return tuple(p is not None for p in self.parents)
+
+    @property
+    def next_functions(self) -> tuple[tuple[Any, int], ...]:
+        return tuple(
+            (p if isinstance(p, Op) or p is None else _AccumulateGrad(p), 0) for p in self.parents
+        )
+
+    @classmethod
+    def name(cls) -> str:
+        return f"{cls.__name__}Backward0"
+
+    def __repr__(self) -> str:
+        return f"<{self.name()} object at {hex(id(self))}>"
+
+    def register_hook(self, hook: Any) -> Any:
+        from .._tensor import _RemovableHandle
+
+        if self._hooks is None:
+            self._hooks = []
+        return _RemovableHandle(self._hooks, hook)
+
+    def forward(self, *args: Any, **params: Any) -> Any:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def backward(self, grad: Any) -> Any:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+class _AccumulateGrad:
+    """Stand-in node shown by ``next_functions`` for a leaf that accumulates ``.grad``."""
+
+    def __init__(self, variable: Tensor) -> None:
+        self.variable = variable
+
+    @classmethod
+    def name(cls) -> str:
+        return "AccumulateGrad"
+
+    def __repr__(self) -> str:
+        return f"<AccumulateGrad object at {hex(id(self))}>"
+
+
+class FunctionCtx:
+    """The ``ctx`` of a user-defined ``Function``."""
+
+    def __init__(self) -> None:
+        self.saved_tensors: tuple[Tensor, ...] = ()
+        self.needs_input_grad: tuple[bool, ...] = ()
+        self._non_differentiable: set[int] = set()
+
+    def save_for_backward(self, *tensors: Tensor | None) -> None:
+        self.saved_tensors = tensors  # type: ignore[assignment]
+
+    def mark_non_differentiable(self, *tensors: Tensor) -> None:
+        self._non_differentiable.update(id(t) for t in tensors)
+
+    def mark_dirty(self, *tensors: Tensor) -> None:
+        pass
+
+    def set_materialize_grads(self, value: bool) -> None:
+        pass
+
+
+class _UserFunctionOp(Op):
+    def forward(self, *datas: Any, fcls: Any, targs: tuple) -> Any:  # type: ignore[override]
+        ctx = FunctionCtx()
+        ctx.needs_input_grad = tuple(
+            isinstance(a, Tensor) and a.requires_grad for a in targs
+        )
+        with grad_mode.no_grad():
+            out = fcls.forward(ctx, *targs)
+        if not isinstance(out, Tensor):
+            raise TypeError(f"{fcls.__name__}.forward must return a single Tensor")
+        self.ctx, self.fcls, self.nargs = ctx, fcls, len(targs)
+        self.saved = (out._data,)  # keeps the in-place check on the inputs
+        return out._data
+
+    def backward(self, g: Any) -> Any:
+        with grad_mode.no_grad():
+            grads = self.fcls.backward(self.ctx, _make(g, self.be, False, None))
+        if not isinstance(grads, tuple):
+            grads = (grads,)
+        if len(grads) != self.nargs:
+            raise RuntimeError(
+                f"function {self.fcls.__name__}Backward returned an incorrect number of "
+                f"gradients (expected {self.nargs}, got {len(grads)})"
+            )
+        return tuple(None if gr is None else gr._data for gr in grads)
+
+    def name(self) -> str:  # type: ignore[override]
+        return f"{self.fcls.__name__}Backward"
+
+
+class Function:
+    """Base class for user-defined differentiable functions, as ``torch.autograd.Function``.
+
+    Example::
+
+        class Square(lucid.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x * x
+
+            @staticmethod
+            def backward(ctx, grad):
+                (x,) = ctx.saved_tensors
+                return 2 * x * grad
+
+        y = Square.apply(x)
+    """
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, *grads: Any) -> Any:
+        raise NotImplementedError
+
+    @classmethod
+    def apply(cls, *args: Any) -> Tensor:
+        return _UserFunctionOp.apply(*args, fcls=cls, targs=args)

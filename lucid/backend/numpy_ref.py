@@ -1,0 +1,399 @@
+"""The reference backend: plain numpy, no kernels.
+
+It defines the backend interface every device implements: ops/ and autograd/ do their
+array math only through these names. "cpu" subclasses it and swaps in numba kernels
+where they measure faster; tests run the op table on this one too, which keeps the
+seam honest.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import _dtype
+from .._device import device
+
+Array = np.ndarray
+
+
+def _ax(axis: Any) -> Any:
+    return tuple(axis) if isinstance(axis, list) else axis
+
+
+class NumpyBackend:
+    """Backend over numpy arrays. All methods take and return backend arrays."""
+
+    name = "numpy"
+    array_type = np.ndarray
+
+    def __init__(self) -> None:
+        self.device = device(self.name)
+
+    # ---- dtypes and conversion ---------------------------------------------------------
+    @staticmethod
+    def dtype_of(x: Array) -> _dtype.dtype:
+        return _dtype._BY_NP[x.dtype]
+
+    @staticmethod
+    def np_dtype(d: _dtype.dtype) -> np.dtype:
+        return d.np
+
+    @staticmethod
+    def asarray(obj: Any, dtype: _dtype.dtype | None = None, copy: bool = False) -> Array:
+        if dtype is None:
+            return np.array(obj) if copy else np.asarray(obj)
+        return np.array(obj, dtype=dtype.np) if copy else np.asarray(obj, dtype=dtype.np)
+
+    @staticmethod
+    def from_numpy(a: np.ndarray) -> Array:
+        return a
+
+    @staticmethod
+    def to_numpy(x: Array) -> np.ndarray:
+        return x
+
+    @staticmethod
+    def astype(x: Array, d: _dtype.dtype) -> Array:
+        return x.astype(d.np)
+
+    @staticmethod
+    def copy(x: Array) -> Array:
+        return x.copy()
+
+    @staticmethod
+    def contiguous(x: Array) -> Array:
+        return np.ascontiguousarray(x)
+
+    @staticmethod
+    def is_contiguous(x: Array) -> bool:
+        return bool(x.flags.c_contiguous)
+
+    @staticmethod
+    def item(x: Array) -> Any:
+        return x.item()
+
+    @staticmethod
+    def tolist(x: Array) -> Any:
+        return x.tolist()
+
+    # ---- creation -----------------------------------------------------------------------
+    @staticmethod
+    def zeros(shape: tuple[int, ...], d: _dtype.dtype) -> Array:
+        return np.zeros(shape, d.np)
+
+    @staticmethod
+    def ones(shape: tuple[int, ...], d: _dtype.dtype) -> Array:
+        return np.ones(shape, d.np)
+
+    @staticmethod
+    def full(shape: tuple[int, ...], value: Any, d: _dtype.dtype) -> Array:
+        return np.full(shape, value, d.np)
+
+    @staticmethod
+    def empty(shape: tuple[int, ...], d: _dtype.dtype) -> Array:
+        return np.empty(shape, d.np)
+
+    @staticmethod
+    def arange(start: Any, end: Any, step: Any, d: _dtype.dtype) -> Array:
+        return np.arange(start, end, step).astype(d.np, copy=False)
+
+    @staticmethod
+    def linspace(start: Any, end: Any, steps: int, d: _dtype.dtype) -> Array:
+        return np.linspace(start, end, steps).astype(d.np, copy=False)
+
+    @staticmethod
+    def eye(n: int, m: int, d: _dtype.dtype) -> Array:
+        return np.eye(n, m, dtype=d.np)
+
+    @staticmethod
+    def zeros_like(x: Array) -> Array:
+        return np.zeros_like(x)
+
+    @staticmethod
+    def ones_like(x: Array) -> Array:
+        return np.ones(x.shape, x.dtype)
+
+    @staticmethod
+    def full_like(x: Array, value: Any) -> Array:
+        return np.full_like(x, value)
+
+    # ---- random (host generator, so a seed gives the same numbers on every device) -----
+    def rand(self, gen: np.random.Generator, shape: tuple[int, ...], d: _dtype.dtype) -> Array:
+        return self.from_numpy(gen.random(shape, dtype=np.float64).astype(d.np))
+
+    def randn(self, gen: np.random.Generator, shape: tuple[int, ...], d: _dtype.dtype) -> Array:
+        return self.from_numpy(gen.standard_normal(shape).astype(d.np))
+
+    def randint(
+        self, gen: np.random.Generator, low: int, high: int, shape: tuple[int, ...],
+        d: _dtype.dtype,
+    ) -> Array:
+        return self.from_numpy(gen.integers(low, high, shape).astype(d.np))
+
+    def randperm(self, gen: np.random.Generator, n: int, d: _dtype.dtype) -> Array:
+        return self.from_numpy(gen.permutation(n).astype(d.np))
+
+    def bernoulli(self, gen: np.random.Generator, p: Any, shape: tuple[int, ...],
+                  d: _dtype.dtype) -> Array:
+        return self.from_numpy((gen.random(shape) < self.to_numpy(p)).astype(d.np))
+
+    # ---- elementwise --------------------------------------------------------------------
+    add = staticmethod(np.add)
+    sub = staticmethod(np.subtract)
+    mul = staticmethod(np.multiply)
+    div = staticmethod(np.true_divide)
+    floordiv = staticmethod(np.floor_divide)
+    remainder = staticmethod(np.remainder)
+    fmod = staticmethod(np.fmod)
+    pow = staticmethod(np.power)
+    neg = staticmethod(np.negative)
+    abs = staticmethod(np.abs)
+    sign = staticmethod(np.sign)
+    exp = staticmethod(np.exp)
+    log = staticmethod(np.log)
+    log2 = staticmethod(np.log2)
+    log10 = staticmethod(np.log10)
+    log1p = staticmethod(np.log1p)
+    expm1 = staticmethod(np.expm1)
+    sqrt = staticmethod(np.sqrt)
+    square = staticmethod(np.square)
+    sin = staticmethod(np.sin)
+    cos = staticmethod(np.cos)
+    tan = staticmethod(np.tan)
+    tanh = staticmethod(np.tanh)
+    arcsin = staticmethod(np.arcsin)
+    arccos = staticmethod(np.arccos)
+    arctan = staticmethod(np.arctan)
+    sinh = staticmethod(np.sinh)
+    cosh = staticmethod(np.cosh)
+    floor = staticmethod(np.floor)
+    ceil = staticmethod(np.ceil)
+    trunc = staticmethod(np.trunc)
+    round = staticmethod(np.round)
+    maximum = staticmethod(np.maximum)
+    minimum = staticmethod(np.minimum)
+    where = staticmethod(np.where)
+    clip = staticmethod(np.clip)
+    eq = staticmethod(np.equal)
+    ne = staticmethod(np.not_equal)
+    lt = staticmethod(np.less)
+    le = staticmethod(np.less_equal)
+    gt = staticmethod(np.greater)
+    ge = staticmethod(np.greater_equal)
+    logical_and = staticmethod(np.logical_and)
+    logical_or = staticmethod(np.logical_or)
+    logical_xor = staticmethod(np.logical_xor)
+    logical_not = staticmethod(np.logical_not)
+    bitwise_and = staticmethod(np.bitwise_and)
+    bitwise_or = staticmethod(np.bitwise_or)
+    bitwise_xor = staticmethod(np.bitwise_xor)
+    bitwise_not = staticmethod(np.invert)
+    isnan = staticmethod(np.isnan)
+    isinf = staticmethod(np.isinf)
+    isfinite = staticmethod(np.isfinite)
+
+    @staticmethod
+    def reciprocal(x: Array) -> Array:
+        return np.reciprocal(x)
+
+    @staticmethod
+    def rsqrt(x: Array) -> Array:
+        return 1.0 / np.sqrt(x)
+
+    @staticmethod
+    def sigmoid(x: Array) -> Array:
+        # exp(-|x|) never overflows; both branches are exact
+        e = np.exp(-np.abs(x))
+        return np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e)).astype(x.dtype, copy=False)
+
+    @staticmethod
+    def relu(x: Array) -> Array:
+        return np.maximum(x, 0)
+
+    @staticmethod
+    def sigmoid_backward(y: Array, g: Array) -> Array:
+        return g * y * (1 - y)
+
+    @staticmethod
+    def tanh_backward(y: Array, g: Array) -> Array:
+        return g * (1 - y * y)
+
+    @staticmethod
+    def relu_backward(x: Array, g: Array) -> Array:
+        return np.where(x > 0, g, 0).astype(g.dtype, copy=False)
+
+    # ---- reductions ---------------------------------------------------------------------
+    @staticmethod
+    def sum(x: Array, axis: Any = None, keepdims: bool = False, dtype: Any = None) -> Array:
+        return np.add.reduce(x, axis=axis, keepdims=keepdims,
+                             dtype=None if dtype is None else dtype.np)
+
+    @staticmethod
+    def mean(x: Array, axis: Any = None, keepdims: bool = False) -> Array:
+        return np.mean(x, axis=_ax(axis), keepdims=keepdims)
+
+    @staticmethod
+    def max(x: Array, axis: Any = None, keepdims: bool = False) -> Array:
+        return np.max(x, axis=_ax(axis), keepdims=keepdims)
+
+    @staticmethod
+    def min(x: Array, axis: Any = None, keepdims: bool = False) -> Array:
+        return np.min(x, axis=_ax(axis), keepdims=keepdims)
+
+    @staticmethod
+    def argmax(x: Array, axis: int | None = None, keepdims: bool = False) -> Array:
+        return np.argmax(x, axis=axis, keepdims=keepdims)
+
+    @staticmethod
+    def argmin(x: Array, axis: int | None = None, keepdims: bool = False) -> Array:
+        return np.argmin(x, axis=axis, keepdims=keepdims)
+
+    @staticmethod
+    def var(x: Array, axis: Any = None, correction: float = 1, keepdims: bool = False) -> Array:
+        return np.var(x, axis=_ax(axis), ddof=correction, keepdims=keepdims)
+
+    @staticmethod
+    def prod(x: Array, axis: Any = None, keepdims: bool = False) -> Array:
+        return np.prod(x, axis=_ax(axis), keepdims=keepdims)
+
+    @staticmethod
+    def cumsum(x: Array, axis: int) -> Array:
+        return np.cumsum(x, axis=axis)
+
+    @staticmethod
+    def cumprod(x: Array, axis: int) -> Array:
+        return np.cumprod(x, axis=axis)
+
+    @staticmethod
+    def all(x: Array, axis: Any = None, keepdims: bool = False) -> Array:
+        return np.all(x, axis=_ax(axis), keepdims=keepdims)
+
+    @staticmethod
+    def any(x: Array, axis: Any = None, keepdims: bool = False) -> Array:
+        return np.any(x, axis=_ax(axis), keepdims=keepdims)
+
+    @staticmethod
+    def sort(x: Array, axis: int = -1, descending: bool = False) -> tuple[Array, Array]:
+        idx = np.argsort(-x if descending else x, axis=axis, kind="stable")
+        return np.take_along_axis(x, idx, axis), idx
+
+    # ---- linear algebra -----------------------------------------------------------------
+    matmul = staticmethod(np.matmul)
+
+    @staticmethod
+    def outer(a: Array, b: Array) -> Array:
+        return np.outer(a, b)
+
+    # ---- movement and indexing ----------------------------------------------------------
+    @staticmethod
+    def reshape(x: Array, shape: tuple[int, ...]) -> Array:
+        return x.reshape(shape)
+
+    @staticmethod
+    def transpose(x: Array, axes: tuple[int, ...]) -> Array:
+        return x.transpose(axes)
+
+    @staticmethod
+    def swapaxes(x: Array, a: int, b: int) -> Array:
+        return x.swapaxes(a, b)
+
+    @staticmethod
+    def broadcast_to(x: Array, shape: tuple[int, ...]) -> Array:
+        if x.size == 1:  # np.full is ~4x cheaper than np.broadcast_to for small results
+            return np.full(shape, x.reshape(()), x.dtype)
+        return np.broadcast_to(x, shape)
+
+    @staticmethod
+    def view(x: Array, shape: tuple[int, ...]) -> Array:
+        return x.reshape(shape, copy=False)
+
+    @staticmethod
+    def expand_dims(x: Array, axis: int) -> Array:
+        return np.expand_dims(x, axis)
+
+    @staticmethod
+    def squeeze(x: Array, axis: Any = None) -> Array:
+        return np.squeeze(x, axis=_ax(axis))
+
+    @staticmethod
+    def concatenate(xs: list[Array], axis: int) -> Array:
+        return np.concatenate(xs, axis=axis)
+
+    @staticmethod
+    def stack(xs: list[Array], axis: int) -> Array:
+        return np.stack(xs, axis=axis)
+
+    @staticmethod
+    def flip(x: Array, axis: Any) -> Array:
+        return np.flip(x, axis=_ax(axis))
+
+    @staticmethod
+    def tile(x: Array, reps: tuple[int, ...]) -> Array:
+        return np.tile(x, reps)
+
+    @staticmethod
+    def repeat(x: Array, repeats: Any, axis: int | None) -> Array:
+        return np.repeat(x, repeats, axis=axis)
+
+    @staticmethod
+    def pad(x: Array, widths: list[tuple[int, int]], value: Any = 0, mode: str = "constant"
+            ) -> Array:
+        if mode == "constant":
+            return np.pad(x, widths, mode="constant", constant_values=value)
+        return np.pad(x, widths, mode={"replicate": "edge", "circular": "wrap"}.get(mode, mode))
+
+    @staticmethod
+    def getitem(x: Array, idx: Any) -> Array:
+        return x[idx]
+
+    @staticmethod
+    def setitem(x: Array, idx: Any, v: Any) -> Array:
+        x[idx] = v
+        return x
+
+    @staticmethod
+    def index_add(shape: tuple[int, ...], idx: Any, g: Array) -> Array:
+        """zeros(shape) with ``g`` scatter-added at ``idx`` (repeated indices accumulate)."""
+        out = np.zeros(shape, g.dtype)
+        np.add.at(out, idx, g)
+        return out
+
+    @staticmethod
+    def take(x: Array, idx: Array, axis: int) -> Array:
+        return np.take(x, idx, axis=axis)
+
+    @staticmethod
+    def take_along_axis(x: Array, idx: Array, axis: int) -> Array:
+        return np.take_along_axis(x, idx, axis=axis)
+
+    @staticmethod
+    def scatter_add(shape: tuple[int, ...], idx: Array, src: Array, axis: int) -> Array:
+        """zeros(shape) with ``src`` added along ``axis`` at ``idx`` (gather's backward)."""
+        out = np.zeros(shape, src.dtype)
+        full_idx = list(np.indices(idx.shape, sparse=True))
+        full_idx[axis] = idx
+        np.add.at(out, tuple(full_idx), src)
+        return out
+
+    @staticmethod
+    def scatter(x: Array, idx: Array, src: Any, axis: int) -> Array:
+        out = x.copy()
+        np.put_along_axis(out, idx, src, axis=axis)
+        return out
+
+    @staticmethod
+    def nonzero(x: Array) -> tuple[Array, ...]:
+        return np.nonzero(x)
+
+    # ---- in-place -----------------------------------------------------------------------
+    @staticmethod
+    def assign(dst: Array, src: Any) -> Array:
+        """Write ``src`` into ``dst``'s memory; returns the array to keep (``dst`` here)."""
+        dst[...] = src
+        return dst
+
+    @staticmethod
+    def shares_memory(a: Array, b: Array) -> bool:
+        return np.shares_memory(a, b)

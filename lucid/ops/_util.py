@@ -1,0 +1,164 @@
+"""Shared helpers for ops: dim normalisation, un-broadcasting, operand coercion."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import _dtype
+from .._tensor import Tensor, _make
+
+Scalar = (int, float, bool, np.number, np.bool_)
+
+
+def norm_dim(dim: int, ndim: int) -> int:
+    """Wrap a possibly negative dim, with PyTorch's error when it is out of range."""
+    n = ndim if ndim else 1
+    if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
+        raise TypeError(f"dim must be an int, got {type(dim).__name__}")
+    if dim < -n or dim >= n:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})"
+        )
+    return int(dim) % n if ndim else 0
+
+
+def norm_dims(dim: Any, ndim: int) -> tuple[int, ...] | None:
+    """``dim`` as a sorted tuple of non-negative axes (None -> None = all axes)."""
+    if dim is None:
+        return None
+    if isinstance(dim, (list, tuple)):
+        if len(dim) == 0:
+            return None
+        axes = tuple(norm_dim(d, ndim) for d in dim)
+        if len(set(axes)) != len(axes):
+            raise RuntimeError(f"dim {axes[0]} appears multiple times in the list of dims")
+        return tuple(sorted(axes)) if ndim else ()
+    return (norm_dim(dim, ndim),) if ndim else ()
+
+
+def sum_to(be: Any, g: Any, shape: tuple[int, ...]) -> Any:
+    """Sum a broadcast gradient back down to ``shape``."""
+    gs = g.shape
+    if tuple(gs) == tuple(shape):
+        return g
+    lead = len(gs) - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        i + lead for i, s in enumerate(shape) if s == 1 and gs[i + lead] != 1
+    )
+    if axes:
+        g = be.sum(g, axes, False) if lead else be.sum(g, axes, True)
+        if lead and len(axes) > lead:
+            g = be.reshape(g, shape)
+    if tuple(g.shape) != tuple(shape):
+        g = be.reshape(g, shape)
+    return g
+
+
+def shape_of(x: Any) -> tuple[int, ...]:
+    return x.shape if hasattr(x, "shape") else ()
+
+
+def is_scalar(x: Any) -> bool:
+    return isinstance(x, Scalar)
+
+
+def py_scalar(x: Any) -> Any:
+    return x.item() if isinstance(x, (np.number, np.bool_)) else x
+
+
+def wrap(data: Any, be: Any) -> Tensor:
+    return _make(data, be, False, None)
+
+
+def cast(t: Tensor, d: _dtype.dtype) -> Tensor:
+    """``t`` converted to dtype ``d`` (differentiable; a no-op when already ``d``)."""
+    if t.dtype is d:
+        return t
+    from .elementwise import Cast
+
+    return Cast.apply(t, dtype=d)
+
+
+def coerce(a: Any, b: Any) -> tuple[Any, Any]:
+    """Bring two operands (tensors or Python scalars) to PyTorch's result dtype."""
+    ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
+    if ta and tb:
+        if a._data.dtype == b._data.dtype:
+            return a, b
+        d = _dtype.result_type(a, b)
+        return cast(a, d), cast(b, d)
+    if ta:
+        if not isinstance(b, Scalar):
+            b = _to_tensor_like(b, a)
+            return coerce(a, b)
+        b = py_scalar(b)
+        d = _dtype.result_type(a, b)
+        return cast(a, d), b
+    if tb:
+        if not isinstance(a, Scalar):
+            a = _to_tensor_like(a, b)
+            return coerce(a, b)
+        a = py_scalar(a)
+        d = _dtype.result_type(a, b)
+        return a, cast(b, d)
+    raise TypeError(f"expected at least one Tensor operand, got {type(a).__name__} and "
+                    f"{type(b).__name__}")
+
+
+def _to_tensor_like(x: Any, like: Tensor) -> Tensor:
+    from .creation import tensor
+
+    if isinstance(x, (list, tuple, np.ndarray)):
+        return tensor(x, device=like.device)
+    raise TypeError(f"unsupported operand type: {type(x).__name__}")
+
+
+def broadcast_error(a: Any, b: Any) -> RuntimeError | None:
+    """PyTorch's message for two shapes that do not broadcast, or None if they do."""
+    sa, sb = tuple(shape_of(a)), tuple(shape_of(b))
+    n = max(len(sa), len(sb))
+    pa, pb = (1,) * (n - len(sa)) + sa, (1,) * (n - len(sb)) + sb
+    for i in range(n - 1, -1, -1):
+        if pa[i] != pb[i] and pa[i] != 1 and pb[i] != 1:
+            return RuntimeError(
+                f"The size of tensor a ({pa[i]}) must match the size of tensor b ({pb[i]}) at "
+                f"non-singleton dimension {i}"
+            )
+    return None
+
+
+def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
+    n = max((len(s) for s in shapes), default=0)
+    out = [1] * n
+    for s in shapes:
+        s = (1,) * (n - len(s)) + tuple(s)
+        for i, v in enumerate(s):
+            if v != 1:
+                if out[i] != 1 and out[i] != v:
+                    raise RuntimeError(
+                        f"shape mismatch: objects cannot be broadcast to a single shape: "
+                        f"{' and '.join(str(tuple(x)) for x in shapes)}"
+                    )
+                out[i] = v
+    return tuple(out)
+
+
+def float_dtype_for(t: Tensor) -> _dtype.dtype:
+    d = t.dtype
+    return d if d.is_floating_point else _dtype.get_default_dtype()
+
+
+def shape_arg(args: tuple) -> tuple[int, ...]:
+    """Accept ``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` forms of a shape."""
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        args = tuple(args[0])
+    out = []
+    for s in args:
+        if isinstance(s, Tensor):
+            s = s.item()
+        if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
+            raise TypeError(f"shape entries must be ints, got {type(s).__name__}")
+        out.append(int(s))
+    return tuple(out)

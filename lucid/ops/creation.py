@@ -1,0 +1,235 @@
+"""Tensor creation: ``tensor``, ``zeros``, ``arange``, ``eye``, the ``*_like`` forms, ..."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .. import _dtype
+from .._tensor import Tensor, _make
+from ..backend import get_backend
+from ._util import shape_arg
+
+
+def _host_array(data: Any) -> np.ndarray:
+    """A numpy view of ``data``: nested lists, numbers, numpy or anything with __array__."""
+    if isinstance(data, np.ndarray):
+        return data
+    if hasattr(data, "detach") and hasattr(data, "cpu") and not isinstance(data, Tensor):
+        data = data.detach().cpu()  # e.g. a torch tensor
+    if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in _flat(data)):
+        data = _unwrap(data)
+    return np.asarray(data)
+
+
+def _flat(data: Any) -> Any:
+    for x in data:
+        if isinstance(x, (list, tuple)):
+            yield from _flat(x)
+        else:
+            yield x
+
+
+def _unwrap(data: Any) -> Any:
+    if isinstance(data, (list, tuple)):
+        return [_unwrap(x) for x in data]
+    if isinstance(data, Tensor):
+        return data.detach().numpy()
+    return data
+
+
+def _infer_dtype(data: Any, arr: np.ndarray) -> _dtype.dtype:
+    if isinstance(data, np.ndarray) or (hasattr(data, "__array__") and not isinstance(
+            data, (list, tuple))):
+        return _dtype.from_numpy_dtype(arr.dtype)
+    kind = arr.dtype.kind
+    if kind == "b":
+        return _dtype.bool_
+    if kind in "iu":
+        return _dtype.int64
+    if kind == "f":
+        return _dtype.get_default_dtype()
+    if arr.size == 0:
+        return _dtype.get_default_dtype()
+    raise TypeError(f"can't convert data of type {type(data).__name__} (numpy kind "
+                    f"{arr.dtype}) to a tensor")
+
+
+def _to_array(data: Any, dtype: Any, be: Any, copy: bool = True) -> Any:
+    if isinstance(data, Tensor):
+        d = data.dtype if dtype is None else _dtype.to_dtype(dtype)
+        arr = data._be.to_numpy(data._data)
+        return be.from_numpy(arr.astype(d.np, copy=copy))
+    arr = _host_array(data)
+    d = _infer_dtype(data, arr) if dtype is None else _dtype.to_dtype(dtype)
+    if arr.dtype.kind == "O":
+        raise TypeError(f"can't convert data of type {type(data).__name__} to a tensor")
+    out = np.array(arr, dtype=d.np, copy=True) if copy else np.asarray(arr, dtype=d.np)
+    return be.from_numpy(out)
+
+
+def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+           pin_memory: bool = False) -> Tensor:
+    """A new tensor that copies ``data`` (nested lists, numbers, numpy arrays, tensors).
+
+    Python floats become the default float dtype (float32), ints int64, bools bool;
+    numpy arrays keep their dtype.
+
+    Example::
+
+        lucid.tensor([[1, 2], [3, 4]])                 # int64
+        lucid.tensor([0.5, 1.5], requires_grad=True)   # float32
+    """
+    be = get_backend(device if device is not None else
+                     (data._be if isinstance(data, Tensor) else None))
+    t = _make(_to_array(data, dtype, be), be, False, None)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
+    """Like ``tensor`` but shares memory with a numpy array or tensor when it can."""
+    if isinstance(data, Tensor):
+        out = data
+        if device is not None or dtype is not None:
+            out = data.to(device=device, dtype=dtype)  # type: ignore[attr-defined]
+        return out
+    be = get_backend(device)
+    return _make(_to_array(data, dtype, be, copy=False), be, False, None)
+
+
+asarray = as_tensor
+
+
+def from_numpy(ndarray: np.ndarray) -> Tensor:
+    """A cpu tensor sharing memory with ``ndarray``."""
+    if not isinstance(ndarray, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+    _dtype.from_numpy_dtype(ndarray.dtype)
+    be = get_backend("cpu")
+    return _make(ndarray, be, False, None)
+
+
+def _factory(fill: str) -> Any:
+    def f(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+          out: Any = None, layout: Any = None, pin_memory: bool = False) -> Tensor:
+        shape = shape_arg(size)
+        d = _dtype.get_default_dtype() if dtype is None else _dtype.to_dtype(dtype)
+        be = get_backend(device)
+        t = _make(getattr(be, fill)(shape, d), be, False, None)
+        if requires_grad:
+            t.requires_grad_(True)
+        return t
+
+    f.__name__ = fill
+    f.__doc__ = f"A tensor of the given size filled by ``{fill}`` (default float dtype)."
+    return f
+
+
+zeros = _factory("zeros")
+ones = _factory("ones")
+empty = _factory("empty")
+
+
+def full(size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
+         requires_grad: bool = False) -> Tensor:
+    """A tensor of ``size`` filled with ``fill_value`` (dtype inferred from the value)."""
+    if dtype is None:
+        v = fill_value.item() if isinstance(fill_value, Tensor) else fill_value
+        dtype = _dtype.bool_ if isinstance(v, bool) else (
+            _dtype.int64 if isinstance(v, int) else _dtype.get_default_dtype())
+    d = _dtype.to_dtype(dtype)
+    be = get_backend(device)
+    t = _make(be.full(shape_arg((size,)), fill_value, d), be, False, None)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _like(name: str) -> Any:
+    def f(input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+          memory_format: Any = None) -> Tensor:
+        return globals()[name](*input.shape, dtype=input.dtype if dtype is None else dtype,
+                               device=input._be if device is None else device,
+                               requires_grad=requires_grad)
+
+    f.__name__ = name + "_like"
+    f.__doc__ = f"``{name}`` with the shape, dtype and device of ``input``."
+    return f
+
+
+zeros_like = _like("zeros")
+ones_like = _like("ones")
+empty_like = _like("empty")
+
+
+def full_like(input: Tensor, fill_value: Any, *, dtype: Any = None, device: Any = None,
+              requires_grad: bool = False) -> Tensor:
+    return full(input.shape, fill_value, dtype=input.dtype if dtype is None else dtype,
+                device=input._be if device is None else device, requires_grad=requires_grad)
+
+
+def arange(start: Any = 0, end: Any = None, step: Any = 1, *, dtype: Any = None,
+           device: Any = None, requires_grad: bool = False) -> Tensor:
+    """Values from ``start`` up to (not including) ``end`` by ``step``.
+
+    The dtype is int64 when all arguments are ints, else the default float.
+    """
+    if end is None:
+        start, end = 0, start
+    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    if vals[2] == 0:
+        raise RuntimeError("step must be nonzero")
+    if (vals[1] - vals[0]) * vals[2] < 0:
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    if dtype is None:
+        d = _dtype.int64 if all(isinstance(v, int) for v in vals) else \
+            _dtype.get_default_dtype()
+    else:
+        d = _dtype.to_dtype(dtype)
+    be = get_backend(device)
+    n = max(math.ceil((vals[1] - vals[0]) / vals[2]), 0)
+    data = be.from_numpy((vals[0] + np.arange(n) * vals[2]).astype(d.np))
+    t = _make(data, be, False, None)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def linspace(start: Any, end: Any, steps: int, *, dtype: Any = None, device: Any = None,
+             requires_grad: bool = False) -> Tensor:
+    d = _dtype.get_default_dtype() if dtype is None else _dtype.to_dtype(dtype)
+    be = get_backend(device)
+    t = _make(be.linspace(float(start), float(end), int(steps), d), be, False, None)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, dtype: Any = None,
+             device: Any = None) -> Tensor:
+    d = _dtype.get_default_dtype() if dtype is None else _dtype.to_dtype(dtype)
+    be = get_backend(device)
+    arr = np.power(base, np.linspace(float(start), float(end), int(steps))).astype(d.np)
+    return _make(be.from_numpy(arr), be, False, None)
+
+
+def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None,
+        requires_grad: bool = False) -> Tensor:
+    d = _dtype.get_default_dtype() if dtype is None else _dtype.to_dtype(dtype)
+    be = get_backend(device)
+    t = _make(be.eye(int(n), int(n if m is None else m), d), be, False, None)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def scalar_tensor(s: Any, *, dtype: Any = None, device: Any = None) -> Tensor:
+    return tensor(s, dtype=dtype or _dtype.get_default_dtype(), device=device)
+
+
+__all__ = [n for n, v in list(globals().items()) if not n.startswith("_") and callable(v)
+           and not isinstance(v, type) and getattr(v, "__module__", None) == __name__]

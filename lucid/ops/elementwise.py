@@ -1,0 +1,539 @@
+"""Elementwise ops: arithmetic, math functions, comparisons, ``where``, ``clamp``, casts."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .. import _dtype
+from .._tensor import Tensor
+from ..autograd.function import Op
+from ._util import broadcast_error, cast, coerce, shape_of, sum_to, wrap
+
+# ---- binary arithmetic ------------------------------------------------------------------------
+
+
+class Add(Op):
+    def forward(self, a, b):
+        self.sa, self.sb = shape_of(a), shape_of(b)
+        return self.be.add(a, b)
+
+    def backward(self, g):
+        be = self.be
+        p = self.parents
+        return (sum_to(be, g, self.sa) if p[0] is not None else None,
+                sum_to(be, g, self.sb) if p[1] is not None else None)
+
+
+class Sub(Op):
+    def forward(self, a, b):
+        self.sa, self.sb = shape_of(a), shape_of(b)
+        return self.be.sub(a, b)
+
+    def backward(self, g):
+        be = self.be
+        p = self.parents
+        gb = sum_to(be, be.neg(g), self.sb) if p[1] is not None else None
+        return (sum_to(be, g, self.sa) if p[0] is not None else None), gb
+
+
+class Mul(Op):
+    def forward(self, a, b):
+        self.saved = (a, b)
+        return self.be.mul(a, b)
+
+    def backward(self, g):
+        be = self.be
+        a, b = self.saved
+        p = self.parents
+        ga = sum_to(be, be.mul(g, b), shape_of(a)) if p[0] is not None else None
+        gb = sum_to(be, be.mul(g, a), shape_of(b)) if p[1] is not None else None
+        return ga, gb
+
+
+class Div(Op):
+    def forward(self, a, b):
+        self.saved = (a, b)
+        return self.be.div(a, b)
+
+    def backward(self, g):
+        be = self.be
+        a, b = self.saved
+        p = self.parents
+        ga = sum_to(be, be.div(g, b), shape_of(a)) if p[0] is not None else None
+        gb = None
+        if p[1] is not None:
+            gb = sum_to(be, be.neg(be.div(be.mul(g, a), be.mul(b, b))), shape_of(b))
+        return ga, gb
+
+
+class Pow(Op):
+    def forward(self, a, b):
+        out = self.be.pow(a, b)
+        self.saved = (a, b, out)
+        return out
+
+    def backward(self, g):
+        be = self.be
+        a, b, out = self.saved
+        p = self.parents
+        ga = gb = None
+        if p[0] is not None:
+            ga = sum_to(be, be.mul(g, be.mul(b, be.pow(a, b - 1))), shape_of(a))
+        if p[1] is not None:
+            la = be.log(be.where(be.gt(a, 0), a, 1)) if hasattr(a, "shape") else math.log(a)
+            gb = sum_to(be, be.mul(g, be.mul(out, la)), shape_of(b))
+        return ga, gb
+
+
+class Maximum(Op):
+    _pick = "gt"
+
+    def forward(self, a, b):
+        self.saved = (a, b)
+        return self.be.maximum(a, b) if self._pick == "gt" else self.be.minimum(a, b)
+
+    def backward(self, g):
+        be = self.be
+        a, b = self.saved
+        win_a = be.gt(a, b) if self._pick == "gt" else be.lt(a, b)
+        half = be.mul(g, 0.5)
+        tie = be.eq(a, b)
+        zero = be.zeros_like(g)
+        ga = be.where(win_a, g, be.where(tie, half, zero))
+        gb = be.where(win_a, zero, be.where(tie, half, g))
+        return sum_to(be, ga, shape_of(a)), sum_to(be, gb, shape_of(b))
+
+
+class Minimum(Maximum):
+    _pick = "lt"
+
+
+class Remainder(Op):
+    def forward(self, a, b):
+        self.saved = (a, b)
+        return self.be.remainder(a, b)
+
+    def backward(self, g):
+        be = self.be
+        a, b = self.saved
+        gb = None
+        if self.parents[1] is not None:
+            gb = sum_to(be, be.neg(be.mul(g, be.floor(be.div(a, b)))), shape_of(b))
+        return sum_to(be, g, shape_of(a)), gb
+
+
+class ZeroGrad(Op):
+    """Ops whose gradient is zero almost everywhere (floor, ceil, round, sign, //)."""
+
+    def forward(self, *xs, fn):
+        self.shapes = [shape_of(x) for x in xs]
+        return getattr(self.be, fn)(*xs)
+
+    def backward(self, g):
+        be = self.be
+        return tuple(be.zeros(s, be.dtype_of(g)) for s in self.shapes)
+
+
+def _binary(cls: type[Op], a: Any, b: Any) -> Tensor:
+    a, b = coerce(a, b)
+    try:
+        return cls.apply(a, b)
+    except ValueError:
+        err = broadcast_error(a, b)
+        if err is not None:
+            raise err from None
+        raise
+
+
+def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
+    """``input + alpha * other`` with broadcasting."""
+    if alpha != 1:
+        other = mul(other, alpha)
+    return _binary(Add, input, other)
+
+
+def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
+    """``input - alpha * other`` with broadcasting."""
+    if alpha != 1:
+        other = mul(other, alpha)
+    return _binary(Sub, input, other)
+
+
+def mul(input: Any, other: Any) -> Tensor:
+    return _binary(Mul, input, other)
+
+
+def _to_float(x: Any) -> Any:
+    if isinstance(x, Tensor) and not x.dtype.is_floating_point:
+        return cast(x, _dtype.get_default_dtype())
+    return x
+
+
+def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+    """True division (integers give the default float); ``rounding_mode`` "trunc"/"floor"."""
+    a, b = coerce(input, other)
+    if rounding_mode is None:
+        a, b = _to_float(a), _to_float(b)
+        return _binary(Div, a, b)
+    if rounding_mode == "floor":
+        return floor_divide(a, b)
+    if rounding_mode == "trunc":
+        t = a if isinstance(a, Tensor) else b
+        if t.dtype.is_floating_point:
+            return trunc(_binary(Div, a, b))
+        q = _binary(Div, _to_float(a), _to_float(b))
+        return cast(trunc(q), t.dtype)
+    raise ValueError(
+        f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+        f"'{rounding_mode}'"
+    )
+
+
+def floor_divide(input: Any, other: Any) -> Tensor:
+    a, b = coerce(input, other)
+    return ZeroGrad.apply(a, b, fn="floordiv")
+
+
+def remainder(input: Any, other: Any) -> Tensor:
+    return _binary(Remainder, input, other)
+
+
+def fmod(input: Any, other: Any) -> Tensor:
+    a, b = coerce(input, other)
+    return ZeroGrad.apply(a, b, fn="fmod")
+
+
+def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001
+    """``input ** exponent`` with broadcasting."""
+    a, b = coerce(input, exponent)
+    if isinstance(a, Tensor) and isinstance(b, int) and not isinstance(b, bool) and b < 0 \
+            and not a.dtype.is_floating_point:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    return _binary(Pow, a, b)
+
+
+def maximum(input: Tensor, other: Tensor) -> Tensor:
+    return _binary(Maximum, input, other)
+
+
+def minimum(input: Tensor, other: Tensor) -> Tensor:
+    return _binary(Minimum, input, other)
+
+
+# ---- unary math -------------------------------------------------------------------------------
+
+
+class Unary(Op):
+    """``y = f(x)`` with ``dy/dx`` written in ``grad``; ``fn`` names the backend function."""
+
+    fn = ""
+    uses = "x"  # what the derivative needs: "x" or "y"
+
+    def forward(self, x):
+        y = getattr(self.be, self.fn)(x)
+        self.saved = (x if self.uses == "x" else y,)
+        return y
+
+    def backward(self, g):
+        return self.grad(self.be, self.saved[0], g)
+
+
+def _unary(name: str, fn: str, grad: Any, uses: str = "x") -> type[Op]:
+    cls = type(name, (Unary,), {"fn": fn, "uses": uses, "grad": staticmethod(grad),
+                                "saves_output": uses == "y"})
+    return cls
+
+
+Neg = type("Neg", (Op,), {"forward": lambda self, x: self.be.neg(x),
+                          "backward": lambda self, g: self.be.neg(g)})
+Exp = _unary("Exp", "exp", lambda be, y, g: be.mul(g, y), "y")
+Expm1 = _unary("Expm1", "expm1", lambda be, y, g: be.mul(g, be.add(y, 1)), "y")
+Log = _unary("Log", "log", lambda be, x, g: be.div(g, x))
+Log2 = _unary("Log2", "log2", lambda be, x, g: be.div(g, be.mul(x, 0.6931471805599453)))
+Log10 = _unary("Log10", "log10", lambda be, x, g: be.div(g, be.mul(x, 2.302585092994046)))
+Log1p = _unary("Log1p", "log1p", lambda be, x, g: be.div(g, be.add(x, 1)))
+Sqrt = _unary("Sqrt", "sqrt", lambda be, y, g: be.div(g, be.mul(y, 2)), "y")
+Rsqrt = _unary("Rsqrt", "rsqrt", lambda be, y, g: be.mul(be.mul(g, -0.5), be.mul(y, be.mul(y, y))),
+               "y")
+Square = _unary("Square", "square", lambda be, x, g: be.mul(g, be.mul(x, 2)))
+Reciprocal = _unary("Reciprocal", "reciprocal", lambda be, y, g: be.neg(be.mul(g, be.mul(y, y))),
+                    "y")
+Abs = _unary("Abs", "abs", lambda be, x, g: be.mul(g, be.sign(x)))
+Sin = _unary("Sin", "sin", lambda be, x, g: be.mul(g, be.cos(x)))
+Cos = _unary("Cos", "cos", lambda be, x, g: be.neg(be.mul(g, be.sin(x))))
+Tan = _unary("Tan", "tan", lambda be, y, g: be.mul(g, be.add(be.mul(y, y), 1)), "y")
+Tanh = _unary("Tanh", "tanh", lambda be, y, g: be.tanh_backward(y, g), "y")
+Sigmoid = _unary("Sigmoid", "sigmoid", lambda be, y, g: be.sigmoid_backward(y, g), "y")
+Relu = _unary("Relu", "relu", lambda be, y, g: be.relu_backward(y, g), "y")
+Asin = _unary("Asin", "arcsin", lambda be, x, g: be.div(g, be.sqrt(be.sub(1, be.mul(x, x)))))
+Acos = _unary("Acos", "arccos",
+              lambda be, x, g: be.neg(be.div(g, be.sqrt(be.sub(1, be.mul(x, x))))))
+Atan = _unary("Atan", "arctan", lambda be, x, g: be.div(g, be.add(be.mul(x, x), 1)))
+Sinh = _unary("Sinh", "sinh", lambda be, x, g: be.mul(g, be.cosh(x)))
+Cosh = _unary("Cosh", "cosh", lambda be, x, g: be.mul(g, be.sinh(x)))
+
+
+def _float_unary(cls: type[Op]) -> Any:
+    def f(input: Tensor) -> Tensor:
+        return cls.apply(_to_float(input))
+
+    f.__name__ = cls.fn if hasattr(cls, "fn") and cls.fn else cls.__name__.lower()
+    f.__doc__ = f"Elementwise ``{f.__name__}``; integer inputs are computed in the default float."
+    return f
+
+
+exp = _float_unary(Exp)
+expm1 = _float_unary(Expm1)
+log = _float_unary(Log)
+log2 = _float_unary(Log2)
+log10 = _float_unary(Log10)
+log1p = _float_unary(Log1p)
+sqrt = _float_unary(Sqrt)
+rsqrt = _float_unary(Rsqrt)
+reciprocal = _float_unary(Reciprocal)
+sin = _float_unary(Sin)
+cos = _float_unary(Cos)
+tan = _float_unary(Tan)
+tanh = _float_unary(Tanh)
+sigmoid = _float_unary(Sigmoid)
+asin = arcsin = _float_unary(Asin)
+acos = arccos = _float_unary(Acos)
+atan = arctan = _float_unary(Atan)
+sinh = _float_unary(Sinh)
+cosh = _float_unary(Cosh)
+
+
+def neg(input: Tensor) -> Tensor:
+    if input.dtype is _dtype.bool_:
+        raise RuntimeError(
+            "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+            "to invert a mask, use the `~` or `logical_not()` operator instead."
+        )
+    return Neg.apply(input)
+
+
+negative = neg
+
+
+def abs(input: Tensor) -> Tensor:  # noqa: A001
+    return Abs.apply(input)
+
+
+def square(input: Tensor) -> Tensor:
+    return Square.apply(input)
+
+
+def relu(input: Tensor) -> Tensor:
+    return Relu.apply(input)
+
+
+def sign(input: Tensor) -> Tensor:
+    return ZeroGrad.apply(input, fn="sign")
+
+
+def floor(input: Tensor) -> Tensor:
+    return ZeroGrad.apply(input, fn="floor")
+
+
+def ceil(input: Tensor) -> Tensor:
+    return ZeroGrad.apply(input, fn="ceil")
+
+
+def trunc(input: Tensor) -> Tensor:
+    return ZeroGrad.apply(input, fn="trunc")
+
+
+fix = trunc
+
+
+def round(input: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A001
+    """Round half to even, as PyTorch does."""
+    if decimals:
+        s = 10.0 ** decimals
+        return div(ZeroGrad.apply(mul(input, s), fn="round"), s)
+    return ZeroGrad.apply(input, fn="round")
+
+
+# ---- clamp, where, cast -----------------------------------------------------------------------
+
+
+class Clamp(Op):
+    def forward(self, x, lo, hi):
+        be = self.be
+        self.saved = (x, lo, hi)
+        y = x
+        if lo is not None:
+            y = be.maximum(y, lo)
+        if hi is not None:
+            y = be.minimum(y, hi)
+        return y
+
+    def backward(self, g):
+        be = self.be
+        x, lo, hi = self.saved
+        zero = be.zeros_like(g)
+        mask = None
+        if lo is not None:
+            mask = be.ge(x, lo)
+        if hi is not None:
+            m2 = be.le(x, hi)
+            mask = m2 if mask is None else be.logical_and(mask, m2)
+        gx = be.where(mask, g, zero)
+        glo = ghi = None
+        if self.parents[1] is not None:
+            glo = sum_to(be, be.where(be.lt(x, lo), g, zero), shape_of(lo))
+        if self.parents[2] is not None:
+            above = be.gt(x, hi)
+            if lo is not None:
+                above = be.logical_and(above, be.ge(x, lo))
+            ghi = sum_to(be, be.where(above, g, zero), shape_of(hi))
+        return gx, glo, ghi
+
+
+def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+    """Limit values to ``[min, max]``; the gradient flows where the input was inside."""
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    x = input
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        lo = None if min is None else (min if isinstance(min, Tensor) else min)
+        hi = None if max is None else (max if isinstance(max, Tensor) else max)
+        if isinstance(lo, Tensor):
+            x, lo = coerce(x, lo)
+        if isinstance(hi, Tensor):
+            x, hi = coerce(x, hi)
+        return Clamp.apply(x, lo, hi)
+    if not x.dtype.is_floating_point and (isinstance(min, float) or isinstance(max, float)):
+        x = cast(x, _dtype.get_default_dtype())
+    return Clamp.apply(x, min, max)
+
+
+clip = clamp
+
+
+class Where(Op):
+    def forward(self, cond, a, b):
+        self.saved = (cond,)
+        self.sa, self.sb = shape_of(a), shape_of(b)
+        return self.be.where(cond, a, b)
+
+    def backward(self, g):
+        be = self.be
+        (cond,) = self.saved
+        zero = be.zeros_like(g)
+        ga = sum_to(be, be.where(cond, g, zero), self.sa) if self.parents[1] is not None else None
+        gb = sum_to(be, be.where(cond, zero, g), self.sb) if self.parents[2] is not None else None
+        return None, ga, gb
+
+
+def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
+    """Pick ``input`` where ``condition`` holds, else ``other``; one-argument form is
+    ``nonzero(condition, as_tuple=True)``."""
+    if input is None and other is None:
+        from .index import nonzero
+
+        return nonzero(condition, as_tuple=True)
+    if condition.dtype is not _dtype.bool_:
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a "
+                           f"tensor with dtype {condition.dtype.name.capitalize()}")
+    a, b = coerce(input, other)
+    try:
+        return Where.apply(condition, a, b)
+    except ValueError:
+        err = broadcast_error(condition, a) or broadcast_error(a, b) or \
+            broadcast_error(condition, b)
+        if err is not None:
+            raise err from None
+        raise
+
+
+class Cast(Op):
+    def forward(self, x, dtype):
+        self.src = self.be.dtype_of(x)
+        return self.be.astype(x, dtype)
+
+    def backward(self, g):
+        return self.be.astype(g, self.src)
+
+
+# ---- comparisons and logic (no gradient) ------------------------------------------------------
+
+
+def _compare(fn: str) -> Any:
+    def f(input: Any, other: Any) -> Tensor:
+        a, b = coerce(input, other)
+        t = a if isinstance(a, Tensor) else b
+        be = t._be
+        ad = a._data if isinstance(a, Tensor) else a
+        bd = b._data if isinstance(b, Tensor) else b
+        if isinstance(a, Tensor) and isinstance(b, Tensor) and a._be is not b._be:
+            from ..autograd.function import _device_mismatch
+
+            _device_mismatch(a._be, b._be)
+        try:
+            return wrap(getattr(be, fn)(ad, bd), be)
+        except ValueError:
+            err = broadcast_error(a, b)
+            if err is not None:
+                raise err from None
+            raise
+
+    f.__name__ = fn
+    return f
+
+
+eq = _compare("eq")
+ne = not_equal = _compare("ne")
+lt = less = _compare("lt")
+le = less_equal = _compare("le")
+gt = greater = _compare("gt")
+ge = greater_equal = _compare("ge")
+logical_and = _compare("logical_and")
+logical_or = _compare("logical_or")
+logical_xor = _compare("logical_xor")
+
+
+def _bitwise(fn: str, logical: str) -> Any:
+    cmp = _compare(fn)
+
+    def f(input: Any, other: Any) -> Tensor:
+        t = input if isinstance(input, Tensor) else other
+        if t.dtype.is_floating_point:
+            raise TypeError(f"{fn} is only supported for integer and bool tensors, got {t.dtype}")
+        return cmp(input, other)
+
+    f.__name__ = fn
+    return f
+
+
+bitwise_and = _bitwise("bitwise_and", "logical_and")
+bitwise_or = _bitwise("bitwise_or", "logical_or")
+bitwise_xor = _bitwise("bitwise_xor", "logical_xor")
+
+
+def logical_not(input: Tensor) -> Tensor:
+    return wrap(input._be.logical_not(input._data), input._be)
+
+
+def bitwise_not(input: Tensor) -> Tensor:
+    if input.dtype.is_floating_point:
+        raise TypeError(f"bitwise_not is only supported for integer and bool tensors, got "
+                        f"{input.dtype}")
+    return wrap(input._be.bitwise_not(input._data), input._be)
+
+
+def isnan(input: Tensor) -> Tensor:
+    return wrap(input._be.isnan(input._data), input._be)
+
+
+def isinf(input: Tensor) -> Tensor:
+    return wrap(input._be.isinf(input._data), input._be)
+
+
+def isfinite(input: Tensor) -> Tensor:
+    return wrap(input._be.isfinite(input._data), input._be)
+
+
+__all__ = [n for n, v in list(globals().items()) if not n.startswith("_") and callable(v)
+           and not isinstance(v, type) and getattr(v, "__module__", None) == __name__]

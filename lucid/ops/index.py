@@ -1,0 +1,330 @@
+"""Indexing: ``__getitem__``, ``__setitem__``, gather/scatter, index_select, masked_fill,
+nonzero, sort/topk."""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from typing import Any
+
+import numpy as np
+
+from .. import _dtype
+from .._tensor import Tensor
+from ..autograd.function import Op
+from ._util import coerce, norm_dim, shape_of, sum_to, wrap
+
+_BASIC = (int, slice, type(None), type(Ellipsis))
+
+
+def _convert_index(idx: Any, be: Any) -> tuple[Any, bool]:
+    """Backend-ready index and whether it is basic (a view: ints, slices, None, ...)."""
+    items = idx if isinstance(idx, tuple) else (idx,)
+    basic = True
+    out = []
+    for it in items:
+        if isinstance(it, Tensor):
+            if it._be is not be:
+                raise RuntimeError(
+                    "indices should be either on cpu or on the same device as the indexed tensor "
+                    f"({be.name})"
+                )
+            d = it.dtype
+            if d.is_floating_point:
+                raise IndexError(
+                    "tensors used as indices must be long, int, byte or bool tensors"
+                )
+            out.append(it._data)
+            basic = False
+        elif isinstance(it, (list, np.ndarray)):
+            a = np.asarray(it)
+            if a.dtype.kind == "f":
+                raise IndexError(
+                    "tensors used as indices must be long, int, byte or bool tensors"
+                )
+            out.append(be.from_numpy(a))
+            basic = False
+        elif isinstance(it, bool) or isinstance(it, np.bool_):
+            out.append(bool(it))
+            basic = False
+        elif isinstance(it, _BASIC) or isinstance(it, np.integer):
+            out.append(int(it) if isinstance(it, np.integer) else it)
+        else:
+            raise IndexError(
+                "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
+                f"are valid indices (got {type(it).__name__})"
+            )
+    return tuple(out), basic
+
+
+def _index_error(e: IndexError, shape: Any) -> IndexError:
+    msg = str(e).replace("axis", "dimension")
+    if "too many indices" in msg:
+        msg = f"too many indices for tensor of dimension {len(shape)}"
+    return IndexError(msg)
+
+
+class GetItemView(Op):
+    is_view = True
+
+    def forward(self, x, idx):
+        self.shape, self.idx = x.shape, idx
+        return self.be.getitem(x, idx)
+
+    def backward(self, g):
+        be = self.be
+        return be.setitem(be.zeros(self.shape, be.dtype_of(g)), self.idx, g), None
+
+
+class GetItemAdvanced(Op):
+    def forward(self, x, idx):
+        self.shape, self.idx = x.shape, idx
+        return self.be.getitem(x, idx)
+
+    def backward(self, g):
+        # scatter-add so repeated indices accumulate
+        return self.be.index_add(self.shape, self.idx, g), None
+
+
+def getitem(input: Tensor, idx: Any) -> Tensor:
+    """``x[idx]`` with ints, slices, None, Ellipsis, bool masks and integer tensors."""
+    bidx, basic = _convert_index(idx, input._be)
+    try:
+        return (GetItemView if basic else GetItemAdvanced).apply(input, bidx)
+    except IndexError as e:
+        raise _index_error(e, input.shape) from None
+
+
+class SetItem(Op):
+    def forward(self, x, v, idx):
+        self.idx = idx
+        self.sv = shape_of(v)
+        return self.be.setitem(self.be.copy(x), idx, v)
+
+    def backward(self, g):
+        be = self.be
+        gx = be.setitem(be.copy(g), self.idx, 0) if self.parents[0] is not None else None
+        gv = None
+        if self.parents[1] is not None:
+            gv = sum_to(be, be.getitem(g, self.idx), self.sv)
+        return gx, gv, None
+
+
+def setitem(input: Tensor, idx: Any, value: Any) -> None:
+    """``x[idx] = value`` in place; recorded for backward when either side requires grad."""
+    from .inplace import inplace
+
+    be = input._be
+    bidx, _ = _convert_index(idx, be)
+    if isinstance(value, Tensor):
+        if value._be is not be:
+            from ..autograd.function import _device_mismatch
+
+            _device_mismatch(be, value._be)
+        if value.dtype is not input.dtype:
+            from ._util import cast
+
+            value = cast(value, input.dtype)
+    try:
+        inplace(input, lambda src: SetItem.apply(src, value, bidx))
+    except IndexError as e:
+        raise _index_error(e, input.shape) from None
+    except ValueError as e:
+        raise RuntimeError(
+            f"shape mismatch: value tensor of shape {list(shape_of(value))} cannot be broadcast "
+            f"to indexing result of shape {list(be.getitem(input._data, bidx).shape)}"
+        ) from e
+
+
+class IndexSelect(Op):
+    def forward(self, x, idx, axis):
+        self.shape, self.idx, self.axis = x.shape, idx, axis
+        return self.be.take(x, idx, axis)
+
+    def backward(self, g):
+        full = (slice(None),) * self.axis + (self.idx,)
+        return self.be.index_add(self.shape, full, g), None, None
+
+
+def _int_index(index: Tensor, name: str) -> Tensor:
+    if not isinstance(index, Tensor):
+        raise TypeError(f"{name}(): argument 'index' must be Tensor, not {type(index).__name__}")
+    if index.dtype not in (_dtype.int64, _dtype.int32):
+        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index, got {index.dtype}")
+    return index
+
+
+def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
+    index = _int_index(index, "index_select")
+    if index.ndim > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    d = norm_dim(dim, input.ndim)
+    n = input.shape[d] if input.ndim else 1
+    ia = index._be.to_numpy(index._data)
+    if ia.size and (ia.min() < -n or ia.max() >= n):
+        raise IndexError(f"index out of range in self (index {int(ia.max())}, size {n} at "
+                         f"dimension {d})")
+    return IndexSelect.apply(input, index._data.reshape(-1), d)
+
+
+class Gather(Op):
+    def forward(self, x, idx, axis):
+        self.shape, self.idx, self.axis = x.shape, idx, axis
+        return self.be.take_along_axis(x, idx, axis)
+
+    def backward(self, g):
+        return self.be.scatter_add(self.shape, self.idx, g, self.axis), None, None
+
+
+def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
+    """``out[i][j] = input[index[i][j]][j]`` for ``dim=0`` (and likewise for other dims)."""
+    index = _int_index(index, "gather")
+    d = norm_dim(dim, input.ndim)
+    if index.ndim != input.ndim:
+        raise RuntimeError("Index tensor must have the same number of dimensions as input "
+                           "tensor")
+    for k in range(input.ndim):
+        if k != d and index.shape[k] > input.shape[k]:
+            raise RuntimeError(
+                f"Size does not match at dimension {k} expected index {list(index.shape)} to be "
+                f"smaller than self {list(input.shape)} apart from dimension {d}"
+            )
+    ia = index._be.to_numpy(index._data)
+    n = input.shape[d]
+    if ia.size and (ia.min() < -n or ia.max() >= n):
+        raise RuntimeError(f"index {int(ia.max())} is out of bounds for dimension {d} with "
+                           f"size {n}")
+    x = input
+    if any(index.shape[k] < input.shape[k] for k in range(input.ndim) if k != d):
+        x = getitem(input, tuple(slice(0, index.shape[k]) if k != d else slice(None)
+                                 for k in range(input.ndim)))
+    return Gather.apply(x, index._data, d)
+
+
+class ScatterAdd(Op):
+    def forward(self, x, src, idx, axis):
+        self.idx, self.axis = idx, axis
+        return self.be.add(x, self.be.scatter_add(x.shape, idx, src, axis))
+
+    def backward(self, g):
+        gs = self.be.take_along_axis(g, self.idx, self.axis) if self.parents[1] is not None \
+            else None
+        return g, gs, None, None
+
+
+class Scatter(Op):
+    def forward(self, x, src, idx, axis):
+        self.idx, self.axis = idx, axis
+        return self.be.scatter(x, idx, src, axis)
+
+    def backward(self, g):
+        be = self.be
+        gx = be.scatter(g, self.idx, 0, self.axis) if self.parents[0] is not None else None
+        gs = be.take_along_axis(g, self.idx, self.axis) if self.parents[1] is not None else None
+        return gx, gs, None, None
+
+
+def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    index = _int_index(index, "scatter_add")
+    src = src[tuple(slice(0, s) for s in index.shape)] if src.shape != index.shape else src
+    return ScatterAdd.apply(input, src, index._data, norm_dim(dim, input.ndim))
+
+
+def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None,
+            reduce: str | None = None) -> Tensor:
+    index = _int_index(index, "scatter")
+    if reduce == "add":
+        if not isinstance(src, Tensor):
+            from .creation import full
+
+            src = full(index.shape, src if src is not None else value, dtype=input.dtype,
+                       device=input.device)
+        return scatter_add(input, dim, index, src)
+    if src is None:
+        src = value
+    if isinstance(src, Tensor) and src.shape != index.shape:
+        src = src[tuple(slice(0, s) for s in index.shape)]
+    return Scatter.apply(input, src, index._data, norm_dim(dim, input.ndim))
+
+
+def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
+    """``input`` with ``value`` where ``mask`` is True (mask broadcasts)."""
+    from .elementwise import where
+
+    if mask.dtype is not _dtype.bool_:
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{mask.dtype.name}")
+    if isinstance(value, Tensor):
+        if value.ndim:
+            raise RuntimeError(
+                f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                f"{value.ndim} dimension(s)."
+            )
+        from ._util import cast
+
+        value = cast(value, input.dtype)
+    else:
+        a, _ = coerce(input, value)
+        if a.dtype is not input.dtype and not input.dtype.is_floating_point:
+            raise RuntimeError(f"value cannot be converted to type {input.dtype.name} without "
+                               "overflow")
+    out = where(mask, value, input)
+    return out
+
+
+def masked_select(input: Tensor, mask: Tensor) -> Tensor:
+    from .movement import broadcast_tensors
+
+    x, m = broadcast_tensors(input, mask)
+    return getitem(x, m)
+
+
+def take(input: Tensor, index: Tensor) -> Tensor:
+    from .movement import reshape
+
+    return getitem(reshape(input, -1), index)
+
+
+def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
+    be = input._be
+    idx = be.nonzero(input._data)
+    if as_tuple:
+        return tuple(wrap(be.astype(i, _dtype.int64), be) for i in idx)
+    if not idx:
+        return wrap(be.zeros((1 if be.item(be.ne(input._data, 0)) else 0, 0), _dtype.int64), be)
+    return wrap(be.astype(be.stack(list(idx), 1), _dtype.int64), be)
+
+
+argwhere = nonzero
+
+sort_return = namedtuple("sort_return", ["values", "indices"])
+topk_return = namedtuple("topk_return", ["values", "indices"])
+
+
+def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False
+         ) -> sort_return:
+    be = input._be
+    if not input.ndim:
+        return sort_return(input.clone(), wrap(be.zeros((), _dtype.int64), be))
+    d = norm_dim(dim, input.ndim)
+    _, idx = be.sort(input._data, d, descending)
+    idx = be.astype(idx, _dtype.int64)
+    return sort_return(Gather.apply(input, idx, d), wrap(idx, be))
+
+
+def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False
+            ) -> Tensor:
+    return sort(input, dim, descending).indices
+
+
+def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
+         ) -> topk_return:
+    d = norm_dim(dim, input.ndim)
+    if k > (input.shape[d] if input.ndim else 1) or k < 0:
+        raise RuntimeError("selected index k out of range")
+    v, i = sort(input, d, descending=largest)
+    sl = (slice(None),) * d + (slice(0, k),)
+    return topk_return(getitem(v, sl), getitem(i, sl))
+
+
+__all__ = [n for n, v in list(globals().items()) if not n.startswith("_") and callable(v)
+           and not isinstance(v, type) and getattr(v, "__module__", None) == __name__]

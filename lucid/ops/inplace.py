@@ -1,0 +1,148 @@
+"""In-place ops (``add_``, ``mul_``, ``zero_``, ``copy_``, ``__setitem__``, ...).
+
+Each is its out-of-place op written back into the tensor's memory, with the version
+counter bumped so a backward that saved the old values can tell. When a graph is being
+recorded, the op runs on a copy that takes the tensor's place in the graph, then the
+tensor adopts the result's ``grad_fn``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .. import _dtype
+from .._tensor import Tensor, _make
+from ..autograd import grad_mode
+from ..autograd.function import Op
+
+_grad_on = grad_mode._enabled
+
+
+def _check_leaf(t: Tensor) -> None:
+    if t.grad_fn is None and t._rg:
+        raise RuntimeError(
+            "a leaf Variable that requires grad is being used in an in-place operation."
+        )
+    base = t._base
+    if base is not None and base._rg:
+        if base.grad_fn is None:
+            raise RuntimeError(
+                "a view of a leaf Variable that requires grad is being used in an in-place "
+                "operation."
+            )
+        raise RuntimeError(
+            "in-place modification of a view of a tensor that requires grad is not supported "
+            "by lucid; clone() the view, or modify the base tensor out of place"
+        )
+
+
+def inplace(t: Tensor, fn: Callable[[Tensor], Tensor], others: Any = ()) -> Tensor:
+    """Run ``fn(t)`` (an out-of-place op) and write the result into ``t``."""
+    be = t._be
+    if _grad_on[0] and (t._rg or any(isinstance(o, Tensor) and o._rg for o in others)):
+        _check_leaf(t)
+        src = _make(be.copy(t._data), be, t._rg, t.grad_fn)
+        r = fn(src)
+        _check_cast(r, t)
+        t._data = be.assign(t._data, r._data)
+        t._vc[0] += 1
+        if r.grad_fn is not None:
+            t.grad_fn = r.grad_fn
+            t._rg = True
+        return t
+    r = fn(t)
+    _check_cast(r, t)
+    t._data = be.assign(t._data, r._data)
+    t._vc[0] += 1
+    return t
+
+
+def _check_cast(r: Tensor, t: Tensor) -> None:
+    rd, td = r.dtype, t.dtype
+    if rd is not td and rd._cat > td._cat:
+        raise RuntimeError(
+            f"result type {_dtype.torch_name(rd)} can't be cast to the desired output type "
+            f"{_dtype.torch_name(td)}"
+        )
+
+
+def _binary_inplace(op: Callable) -> Callable:
+    def f(self: Tensor, other: Any, *args: Any, **kwargs: Any) -> Tensor:
+        return inplace(self, lambda s: op(s, other, *args, **kwargs), (other,))
+
+    f.__name__ = op.__name__ + "_"
+    f.__doc__ = f"In-place version of ``{op.__name__}``."
+    return f
+
+
+def _unary_inplace(op: Callable) -> Callable:
+    def f(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        return inplace(self, lambda s: op(s, *args, **kwargs),
+                       [a for a in list(args) + list(kwargs.values()) if isinstance(a, Tensor)])
+
+    f.__name__ = op.__name__ + "_"
+    f.__doc__ = f"In-place version of ``{op.__name__}``."
+    return f
+
+
+def zero_(self: Tensor) -> Tensor:
+    """Fill with zeros in place."""
+    return fill_(self, 0)
+
+
+def fill_(self: Tensor, value: Any) -> Tensor:
+    """Fill with ``value`` in place."""
+    if isinstance(value, Tensor):
+        if value.ndim:
+            raise RuntimeError(
+                f"fill_ only supports 0-dimension value tensor but got tensor with "
+                f"{value.ndim} dimensions."
+            )
+        if value._rg or self._rg:
+            from .movement import expand
+
+            return copy_(self, expand(value, *self.shape))
+        value = value.item()
+    if _grad_on[0] and self._rg:
+        _check_leaf(self)
+        from .creation import full_like
+
+        return copy_(self, full_like(self, value))
+    self._data = self._be.assign(self._data, value)
+    self._vc[0] += 1
+    return self
+
+
+def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
+    """Copy ``src`` (broadcast, cast, moved to this device) into this tensor in place."""
+    from ._util import cast
+    from .movement import expand
+
+    if not isinstance(src, Tensor):
+        from .creation import tensor
+
+        src = tensor(src, dtype=self.dtype, device=self.device)
+    if src._be is not self._be:
+        from .device import to_device
+
+        src = to_device(src, self._be)
+    if src.dtype is not self.dtype:
+        src = cast(src, self.dtype)
+    if tuple(src.shape) != tuple(self.shape):
+        try:
+            src = expand(src, *self.shape)
+        except RuntimeError:
+            raise RuntimeError(
+                f"The size of tensor a ({list(self.shape)}) must match the size of tensor b "
+                f"({list(src.shape)})"
+            ) from None
+    return inplace(self, lambda s: _CopyFrom.apply(s, src), (src,))
+
+
+class _CopyFrom(Op):
+    def forward(self, dst, src):
+        return self.be.copy(src)
+
+    def backward(self, g):
+        return None, g

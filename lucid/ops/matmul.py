@@ -1,0 +1,193 @@
+"""Matrix products: matmul/@ (1-D, 2-D, batched with broadcast batch dims), mm, bmm, dot,
+outer, mv, and the fused ``linear``."""
+
+from __future__ import annotations
+
+from .._tensor import Tensor
+from ..autograd.function import Op
+from ._util import sum_to
+
+
+def _fmt(shape: tuple[int, ...]) -> str:
+    return "x".join(str(s) for s in shape)
+
+
+class MatMul(Op):
+    def forward(self, a, b):
+        self.saved = (a, b)
+        return self.be.matmul(a, b)
+
+    def backward(self, g):
+        be = self.be
+        a, b = self.saved
+        a2 = be.expand_dims(a, 0) if a.ndim == 1 else a
+        b2 = be.expand_dims(b, 1) if b.ndim == 1 else b
+        if a.ndim == 1 and b.ndim == 1:
+            g2 = be.reshape(g, (1, 1))
+        elif a.ndim == 1:
+            g2 = be.expand_dims(g, -2)
+        elif b.ndim == 1:
+            g2 = be.expand_dims(g, -1)
+        else:
+            g2 = g
+        ga = gb = None
+        if self.parents[0] is not None:
+            ga = be.matmul(g2, be.swapaxes(b2, -1, -2))
+            ga = be.reshape(sum_to(be, ga, a2.shape), a.shape)
+        if self.parents[1] is not None:
+            gb = be.matmul(be.swapaxes(a2, -1, -2), g2)
+            gb = be.reshape(sum_to(be, gb, b2.shape), b.shape)
+        return ga, gb
+
+
+def _check_dtypes(a: Tensor, b: Tensor) -> None:
+    if a._data.dtype != b._data.dtype:
+        raise RuntimeError(
+            f"expected m1 and m2 to have the same dtype, but got: {a.dtype.name} != "
+            f"{b.dtype.name}"
+        )
+
+
+def matmul(input: Tensor, other: Tensor) -> Tensor:
+    """Matrix product with PyTorch's rules for 1-D operands and broadcast batch dims.
+
+    Example::
+
+        lucid.randn(8, 4, 3) @ lucid.randn(3, 5)      # shape (8, 4, 5)
+    """
+    if not isinstance(input, Tensor) or not isinstance(other, Tensor):
+        raise TypeError(
+            f"matmul(): argument 'other' must be Tensor, not "
+            f"{type(other if isinstance(input, Tensor) else input).__name__}"
+        )
+    _check_dtypes(input, other)
+    sa, sb = input.shape, other.shape
+    if not len(sa) or not len(sb):
+        raise RuntimeError(
+            f"both arguments to matmul need to be at least 1D, but they are {len(sa)}D and "
+            f"{len(sb)}D"
+        )
+    k_a = sa[-1]
+    k_b = sb[0] if len(sb) == 1 else sb[-2]
+    if k_a != k_b:
+        if len(sa) == 1 and len(sb) == 1:
+            raise RuntimeError(
+                f"inconsistent tensor size, expected tensor [{sa[0]}] and src [{sb[0]}] to have "
+                f"the same number of elements, but got {sa[0]} and {sb[0]} elements respectively"
+            )
+        if len(sb) <= 2:  # PyTorch folds the batch dims of input into rows
+            rows = 1
+            for n in sa[:-1]:
+                rows *= n
+            b2 = sb if len(sb) == 2 else (sb[0], 1)
+            raise RuntimeError(
+                f"mat1 and mat2 shapes cannot be multiplied ({rows}x{k_a} and {_fmt(b2)})"
+            )
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: "
+            f"[{', '.join(map(str, sa[:-2] or (1,)))}, {k_a}] but got: "
+            f"[{', '.join(map(str, sb[:-2]))}, {k_b}]."
+        )
+    try:
+        return MatMul.apply(input, other)
+    except ValueError:
+        raise RuntimeError(
+            f"matmul: batch dimensions of {tuple(sa)} and {tuple(sb)} cannot be broadcast"
+        ) from None
+
+
+def mm(input: Tensor, mat2: Tensor) -> Tensor:
+    """2-D matrix product."""
+    if input.ndim != 2:
+        raise RuntimeError(f"self must be a matrix, got {input.ndim}-D tensor")
+    if mat2.ndim != 2:
+        raise RuntimeError(f"mat2 must be a matrix, got {mat2.ndim}-D tensor")
+    return matmul(input, mat2)
+
+
+def bmm(input: Tensor, mat2: Tensor) -> Tensor:
+    """Batched matrix product of two 3-D tensors with equal batch size."""
+    if input.ndim != 3:
+        raise RuntimeError(f"batch1 must be a 3D tensor, got {input.ndim}-D")
+    if mat2.ndim != 3:
+        raise RuntimeError(f"batch2 must be a 3D tensor, got {mat2.ndim}-D")
+    if input.shape[0] != mat2.shape[0] or input.shape[2] != mat2.shape[1]:
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: "
+            f"[{input.shape[0]}, {input.shape[2]}] but got: [{mat2.shape[0]}, {mat2.shape[1]}]."
+        )
+    return matmul(input, mat2)
+
+
+def dot(input: Tensor, other: Tensor) -> Tensor:
+    if input.ndim != 1 or other.ndim != 1:
+        raise RuntimeError(
+            f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors"
+        )
+    return matmul(input, other)
+
+
+inner = dot
+
+
+def mv(input: Tensor, vec: Tensor) -> Tensor:
+    if input.ndim != 2 or vec.ndim != 1:
+        raise RuntimeError(
+            f"vector + matrix @ vector expected, got {input.ndim}, {vec.ndim}"
+        )
+    return matmul(input, vec)
+
+
+def outer(input: Tensor, vec2: Tensor) -> Tensor:
+    from .movement import unsqueeze
+
+    return matmul(unsqueeze(input, 1), unsqueeze(vec2, 0))
+
+
+ger = outer
+
+
+class Linear(Op):
+    """``x @ W.T + b`` in one node: one GEMM forward, two GEMMs and a sum backward."""
+
+    def forward(self, x, w, b):
+        be = self.be
+        self.saved = (x, w)
+        self.has_b = b is not None
+        y = be.matmul(x, be.swapaxes(w, -1, -2))
+        return y if b is None else be.add(y, b)
+
+    def backward(self, g):
+        be = self.be
+        x, w = self.saved
+        p = self.parents
+        gx = be.matmul(g, w) if p[0] is not None else None
+        gw = gb = None
+        if p[1] is not None:
+            if x.ndim == 1:
+                gw = be.matmul(be.expand_dims(g, -1), be.expand_dims(x, 0))
+            else:
+                g2 = be.reshape(g, (-1, g.shape[-1]))
+                x2 = be.reshape(x, (-1, x.shape[-1]))
+                gw = be.matmul(be.swapaxes(g2, 0, 1), x2)
+        if self.has_b and p[2] is not None:
+            gb = be.sum(g, tuple(range(g.ndim - 1)), False) if g.ndim > 1 else g
+        return gx, gw, gb
+
+
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``input @ weight.T + bias``, as ``torch.nn.functional.linear``."""
+    if input.shape[-1:] != weight.shape[-1:] or weight.ndim != 2:
+        a2 = (input.numel() // max(input.shape[-1], 1), input.shape[-1]) if input.ndim else ()
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({_fmt(a2)} and "
+            f"{_fmt(tuple(reversed(weight.shape)))})"
+        )
+    _check_dtypes(input, weight)
+    if bias is not None:
+        _check_dtypes(input, bias)
+    return Linear.apply(input, weight, bias)
+
+
+__all__ = [n for n, v in list(globals().items()) if not n.startswith("_") and callable(v)
+           and not isinstance(v, type) and getattr(v, "__module__", None) == __name__]

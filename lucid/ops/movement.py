@@ -1,0 +1,562 @@
+"""Shape ops: reshape/view, transpose/permute, squeeze/unsqueeze, flatten, expand, repeat,
+cat/stack/split/chunk/unbind, flip, clone/contiguous, pad."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import _dtype
+from .._tensor import Tensor
+from ..autograd.function import Op
+from ._util import broadcast_shapes, cast, norm_dim, shape_arg, sum_to
+
+# ---- reshape ------------------------------------------------------------------------------------
+
+
+def _infer_shape(shape: tuple[int, ...], numel: int) -> tuple[int, ...]:
+    neg = [i for i, s in enumerate(shape) if s == -1]
+    if len(neg) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    if any(s < -1 for s in shape):
+        raise RuntimeError(f"invalid shape dimension {min(shape)}")
+    known = 1
+    for s in shape:
+        if s != -1:
+            known *= s
+    if neg:
+        if known == 0 or numel % known:
+            raise RuntimeError(
+                f"shape '{list(shape)}' is invalid for input of size {numel}"
+            )
+        shape = tuple(numel // known if s == -1 else s for s in shape)
+    elif known != numel:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    return shape
+
+
+class Reshape(Op):
+    is_view = True
+
+    def forward(self, x, shape, strict):
+        self.shape = x.shape
+        if strict:
+            try:
+                return self.be.view(x, shape)
+            except ValueError:
+                raise RuntimeError(
+                    "view size is not compatible with input tensor's size and stride (at least "
+                    "one dimension spans across two contiguous subspaces). Use .reshape(...) "
+                    "instead."
+                ) from None
+        return self.be.reshape(x, shape)
+
+    def backward(self, g):
+        return self.be.reshape(g, self.shape), None, None
+
+
+def reshape(input: Tensor, *shape: Any) -> Tensor:
+    """The same data with a new shape (one entry may be -1)."""
+    s = _infer_shape(shape_arg(shape), input.numel())
+    if s == tuple(input._data.shape):
+        return Reshape.apply(input, s, False)
+    return Reshape.apply(input, s, False)
+
+
+def view(input: Tensor, *shape: Any) -> Tensor:
+    """Like ``reshape`` but never copies: fails when the layout does not allow a view.
+    ``view(dtype)`` is not supported."""
+    if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list)):
+        raise NotImplementedError("view(dtype) is not supported by lucid")
+    return Reshape.apply(input, _infer_shape(shape_arg(shape), input.numel()), True)
+
+
+def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    if input.ndim == 0:
+        return reshape(input, 1)
+    s = norm_dim(start_dim, input.ndim)
+    e = norm_dim(end_dim, input.ndim)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    shape = input.shape
+    return reshape(input, tuple(shape[:s]) + (-1,) + tuple(shape[e + 1:]) if input.numel()
+                   else tuple(shape[:s]) + (_prod(shape[s:e + 1]),) + tuple(shape[e + 1:]))
+
+
+def _prod(xs: Any) -> int:
+    n = 1
+    for x in xs:
+        n *= x
+    return n
+
+
+def unflatten(input: Tensor, dim: int, sizes: Any) -> Tensor:
+    d = norm_dim(dim, input.ndim)
+    shape = input.shape
+    sizes = tuple(sizes)
+    inner = _infer_shape(sizes, shape[d])
+    return reshape(input, tuple(shape[:d]) + inner + tuple(shape[d + 1:]))
+
+
+# ---- axes ---------------------------------------------------------------------------------------
+
+
+class Permute(Op):
+    is_view = True
+
+    def forward(self, x, axes):
+        self.axes = axes
+        return self.be.transpose(x, axes)
+
+    def backward(self, g):
+        inv = [0] * len(self.axes)
+        for i, a in enumerate(self.axes):
+            inv[a] = i
+        return self.be.transpose(g, tuple(inv)), None
+
+
+def permute(input: Tensor, *dims: Any) -> Tensor:
+    dims = shape_arg(dims) if dims and not isinstance(dims[0], int) else dims
+    if len(dims) != input.ndim:
+        raise RuntimeError(
+            f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
+            f"length of the desired ordering of dimensions i.e. input.dim() = {input.ndim} is "
+            f"not equal to len(dims) = {len(dims)}"
+        )
+    axes = tuple(norm_dim(d, input.ndim) for d in dims)
+    if len(set(axes)) != len(axes):
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    return Permute.apply(input, axes)
+
+
+def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    n = input.ndim
+    if n == 0:
+        norm_dim(dim0, 0), norm_dim(dim1, 0)
+        return Permute.apply(input, ())
+    a, b = norm_dim(dim0, n), norm_dim(dim1, n)
+    axes = list(range(n))
+    axes[a], axes[b] = axes[b], axes[a]
+    return Permute.apply(input, tuple(axes))
+
+
+swapaxes = swapdims = transpose
+
+
+def t(input: Tensor) -> Tensor:
+    if input.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
+                           f"{input.ndim}D")
+    return transpose(input, 0, 1) if input.ndim == 2 else input
+
+
+def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
+    src = [source] if isinstance(source, int) else list(source)
+    dst = [destination] if isinstance(destination, int) else list(destination)
+    n = input.ndim
+    src = [norm_dim(s, n) for s in src]
+    dst = [norm_dim(d, n) for d in dst]
+    order = [i for i in range(n) if i not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return Permute.apply(input, tuple(order))
+
+
+moveaxis = movedim
+
+
+def T(input: Tensor) -> Tensor:  # noqa: N802
+    return Permute.apply(input, tuple(reversed(range(input.ndim))))
+
+
+def mT(input: Tensor) -> Tensor:  # noqa: N802
+    if input.ndim < 2:
+        raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. "
+                           f"Got {input.ndim}-D tensor.")
+    return transpose(input, -2, -1)
+
+
+def squeeze(input: Tensor, dim: Any = None) -> Tensor:
+    """Drop size-1 dims (all, or those listed in ``dim``; others are left alone)."""
+    shape = input.shape
+    if dim is None:
+        new = tuple(s for s in shape if s != 1)
+    else:
+        dims = (dim,) if isinstance(dim, int) else tuple(dim)
+        axes = {norm_dim(d, input.ndim) for d in dims}
+        new = tuple(s for i, s in enumerate(shape) if not (i in axes and s == 1))
+    return Reshape.apply(input, new, False)
+
+
+def unsqueeze(input: Tensor, dim: int) -> Tensor:
+    d = norm_dim(dim, input.ndim + 1)
+    shape = tuple(input.shape)
+    return Reshape.apply(input, shape[:d] + (1,) + shape[d:], False)
+
+
+# ---- broadcast and repeat -----------------------------------------------------------------------
+
+
+class Expand(Op):
+    is_view = True
+
+    def forward(self, x, shape):
+        self.shape = x.shape
+        return self.be.broadcast_to(x, shape)
+
+    def backward(self, g):
+        return sum_to(self.be, g, self.shape), None
+
+
+def expand(input: Tensor, *sizes: Any) -> Tensor:
+    """A broadcast view with ``sizes`` (-1 keeps a dim)."""
+    sizes = shape_arg(sizes)
+    shape = tuple(input.shape)
+    if len(sizes) < len(shape):
+        raise RuntimeError(
+            f"expand({input.dtype.name} tensor{{{list(shape)}}}, size={list(sizes)}): the "
+            "number of sizes provided must be greater or equal to the number of dimensions in "
+            "the tensor"
+        )
+    lead = len(sizes) - len(shape)
+    out = []
+    for i, s in enumerate(sizes):
+        if i < lead:
+            if s < 0:
+                raise RuntimeError(f"The expanded size of the tensor ({s}) isn't allowed in a "
+                                   "leading, non-existing dimension 0")
+            out.append(s)
+            continue
+        cur = shape[i - lead]
+        if s == -1:
+            out.append(cur)
+        elif cur == 1 or cur == s:
+            out.append(s)
+        else:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({s}) must match the existing size ({cur}) at "
+                f"non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: "
+                f"{list(shape)}"
+            )
+    return Expand.apply(input, tuple(out))
+
+
+def broadcast_to(input: Tensor, shape: Any) -> Tensor:
+    return expand(input, *shape_arg((shape,)))
+
+
+def expand_as(input: Tensor, other: Tensor) -> Tensor:
+    return expand(input, *other.shape)
+
+
+def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
+    shape = broadcast_shapes(*(t.shape for t in tensors))
+    return tuple(expand(t, *shape) for t in tensors)
+
+
+class Repeat(Op):
+    def forward(self, x, reps):
+        self.shape, self.reps = x.shape, reps
+        return self.be.tile(x, reps)
+
+    def backward(self, g):
+        be = self.be
+        shape = (1,) * (len(self.reps) - len(self.shape)) + tuple(self.shape)
+        split = []
+        for r, s in zip(self.reps, shape):
+            split += [r, s]
+        g = be.sum(be.reshape(g, tuple(split)), tuple(range(0, len(split), 2)), False)
+        return be.reshape(g, self.shape), None
+
+
+def repeat(input: Tensor, *sizes: Any) -> Tensor:
+    """Tile the tensor ``sizes`` times along each dim (``numpy.tile``)."""
+    reps = shape_arg(sizes)
+    if len(reps) < input.ndim:
+        raise RuntimeError(
+            "Number of dimensions of repeat dims can not be smaller than number of dimensions "
+            "of tensor"
+        )
+    return Repeat.apply(input, reps)
+
+
+def tile(input: Tensor, dims: Any) -> Tensor:
+    reps = shape_arg((dims,))
+    reps = (1,) * (input.ndim - len(reps)) + reps
+    return Repeat.apply(input, reps)
+
+
+def repeat_interleave(input: Tensor, repeats: int, dim: int | None = None) -> Tensor:
+    from .creation import arange
+    from .index import index_select
+
+    x = flatten(input) if dim is None else input
+    d = 0 if dim is None else norm_dim(dim, input.ndim)
+    n = x.shape[d]
+    idx = arange(n, device=input.device).unsqueeze(1).expand(n, int(repeats)).reshape(-1)
+    return index_select(x, d, idx)
+
+
+# ---- join and split -----------------------------------------------------------------------------
+
+
+class Cat(Op):
+    def forward(self, *xs, axis):
+        self.axis = axis
+        self.sizes = [x.shape[axis] for x in xs]
+        return self.be.concatenate(list(xs), axis)
+
+    def backward(self, g):
+        be = self.be
+        out, start = [], 0
+        for n, p in zip(self.sizes, self.parents):
+            if p is not None:
+                idx = [slice(None)] * g.ndim
+                idx[self.axis] = slice(start, start + n)
+                out.append(be.getitem(g, tuple(idx)))
+            else:
+                out.append(None)
+            start += n
+        return tuple(out)
+
+
+def _common(tensors: Any, name: str) -> list[Tensor]:
+    ts = list(tensors)
+    if not ts:
+        raise RuntimeError(f"{name}(): expected a non-empty list of Tensors")
+    for i, t in enumerate(ts):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{name}(): argument 'tensors' must be a sequence of Tensors, but "
+                            f"element {i} is {type(t).__name__}")
+    d = ts[0].dtype
+    for t in ts[1:]:
+        if t.dtype is not d:
+            d = _dtype.promote_types(d, t.dtype)
+    return [cast(t, d) for t in ts]
+
+
+def cat(tensors: Any, dim: int = 0, *, axis: int | None = None) -> Tensor:
+    """Join tensors along an existing dim."""
+    ts = _common(tensors, "cat")
+    ts_nz = [t for t in ts if not (t.ndim == 1 and t.shape[0] == 0)] or ts[:1]
+    ref = ts_nz[0]
+    d = norm_dim(dim if axis is None else axis, ref.ndim)
+    for i, t in enumerate(ts_nz):
+        if t.ndim != ref.ndim:
+            raise RuntimeError(
+                f"Tensors must have same number of dimensions: got {ref.ndim} and {t.ndim}"
+            )
+        for k in range(ref.ndim):
+            if k != d and t.shape[k] != ref.shape[k]:
+                raise RuntimeError(
+                    f"Sizes of tensors must match except in dimension {d}. Expected size "
+                    f"{ref.shape[k]} but got size {t.shape[k]} for tensor number {i} in the list."
+                )
+    return Cat.apply(*ts_nz, axis=d)
+
+
+concat = concatenate = cat
+
+
+def stack(tensors: Any, dim: int = 0) -> Tensor:
+    """Join same-shaped tensors along a new dim."""
+    ts = _common(tensors, "stack")
+    for i, t in enumerate(ts):
+        if t.shape != ts[0].shape:
+            raise RuntimeError(
+                f"stack expects each tensor to be equal size, but got {list(ts[0].shape)} at "
+                f"entry 0 and {list(t.shape)} at entry {i}"
+            )
+    d = norm_dim(dim, ts[0].ndim + 1)
+    return cat([unsqueeze(t, d) for t in ts], d)
+
+
+def hstack(tensors: Any) -> Tensor:
+    ts = list(tensors)
+    return cat(ts, 0 if ts[0].ndim == 1 else 1)
+
+
+def vstack(tensors: Any) -> Tensor:
+    return cat([t if t.ndim >= 2 else reshape(t, 1, -1) for t in tensors], 0)
+
+
+def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
+    from .index import getitem
+
+    d = norm_dim(dim, input.ndim)
+    if start < 0:
+        start += input.shape[d]
+    if start < 0 or start + length > input.shape[d] or length < 0:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size "
+                           f"({input.shape[d]}).")
+    idx = (slice(None),) * d + (slice(start, start + length),)
+    return getitem(input, idx)
+
+
+def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    """Split into chunks of a given size, or into the listed section sizes."""
+    d = norm_dim(dim, tensor.ndim)
+    n = tensor.shape[d]
+    if isinstance(split_size_or_sections, int):
+        s = split_size_or_sections
+        if s <= 0 and n:
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got "
+                               f"dimension size of {n}")
+        sizes = [min(s, n - i) for i in range(0, n, s)] if n else [0]
+    else:
+        sizes = [int(s) for s in split_size_or_sections]
+        if sum(sizes) != n:
+            raise RuntimeError(
+                f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's "
+                f"size at dimension {d}), but got split_sizes={sizes}"
+            )
+    out, start = [], 0
+    for s in sizes:
+        out.append(narrow(tensor, d, start, s))
+        start += s
+    return tuple(out)
+
+
+def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+    if chunks <= 0:
+        raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
+    d = norm_dim(dim, input.ndim)
+    n = input.shape[d]
+    size = -(-n // chunks) if n else 1
+    return split(input, size, d)
+
+
+def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
+    from .index import getitem
+
+    d = norm_dim(dim, input.ndim)
+    pre = (slice(None),) * d
+    return tuple(getitem(input, pre + (i,)) for i in range(input.shape[d]))
+
+
+# ---- flip, copies, padding ----------------------------------------------------------------------
+
+
+class Flip(Op):
+    def forward(self, x, axes):
+        self.axes = axes
+        return self.be.flip(x, axes)
+
+    def backward(self, g):
+        return self.be.flip(g, self.axes), None
+
+
+def flip(input: Tensor, dims: Any) -> Tensor:
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    return Flip.apply(input, tuple(norm_dim(d, input.ndim) for d in dims))
+
+
+def fliplr(input: Tensor) -> Tensor:
+    return flip(input, (1,))
+
+
+def flipud(input: Tensor) -> Tensor:
+    return flip(input, (0,))
+
+
+def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
+    if dims is None:
+        return reshape(roll(flatten(input), shifts, 0), input.shape)
+    shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    out = input
+    for s, d in zip(shifts, dims):
+        d = norm_dim(d, input.ndim)
+        n = input.shape[d]
+        if n == 0:
+            continue
+        s %= n
+        if s:
+            a, b = narrow(out, d, n - s, s), narrow(out, d, 0, n - s)
+            out = cat([a, b], d)
+    return out
+
+
+class Clone(Op):
+    def forward(self, x):
+        return self.be.copy(x)
+
+    def backward(self, g):
+        return g
+
+
+def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
+    """A copy with its own memory; gradients flow back to the input."""
+    return Clone.apply(input)
+
+
+def contiguous(input: Tensor, memory_format: Any = None) -> Tensor:
+    if input._be.is_contiguous(input._data):
+        return input
+    return Clone.apply(input)
+
+
+class PadConstant(Op):
+    def forward(self, x, widths, value):
+        self.slices = tuple(slice(lo, lo + n) for (lo, _), n in zip(widths, x.shape))
+        return self.be.pad(x, widths, value)
+
+    def backward(self, g):
+        return self.be.getitem(g, self.slices), None, None
+
+
+def pad(input: Tensor, pad: Any, mode: str = "constant", value: Any = None) -> Tensor:
+    """Pad the last dims: ``pad = (left, right, top, bottom, ...)`` from the last dim back.
+
+    Negative padding crops, as in PyTorch.
+    """
+    pad = tuple(int(p) for p in pad)
+    if len(pad) % 2 or len(pad) // 2 > input.ndim:
+        raise RuntimeError(
+            f"Padding length must be divisible by 2 and at most twice the number of dimensions "
+            f"of the input; got padding of length {len(pad)} for a {input.ndim}-D input"
+        )
+    widths = [(0, 0)] * input.ndim
+    for i in range(len(pad) // 2):
+        widths[input.ndim - 1 - i] = (pad[2 * i], pad[2 * i + 1])
+    if any(lo < 0 or hi < 0 for lo, hi in widths):
+        from .index import getitem
+
+        crop = tuple(slice(max(-lo, 0), n - max(-hi, 0)) for (lo, hi), n in
+                     zip(widths, input.shape))
+        input = getitem(input, crop)
+        widths = [(max(lo, 0), max(hi, 0)) for lo, hi in widths]
+    if mode == "constant":
+        return PadConstant.apply(input, widths, 0 if value is None else value)
+    if mode not in ("reflect", "replicate", "circular"):
+        raise NotImplementedError(f"padding mode '{mode}' is not supported")
+    import numpy as np
+
+    from .creation import tensor
+    from .index import index_select
+
+    out = input
+    for d, (lo, hi) in enumerate(widths):
+        if not lo and not hi:
+            continue
+        n = input.shape[d]
+        if mode == "reflect" and (lo >= n or hi >= n):
+            raise RuntimeError(
+                f"Argument #4: Padding size should be less than the corresponding input "
+                f"dimension, but got: padding ({lo}, {hi}) at dimension {d} of input "
+                f"{list(input.shape)}"
+            )
+        pos = np.arange(-lo, n + hi)
+        if mode == "reflect":
+            period = 2 * (n - 1) if n > 1 else 1
+            pos = np.abs(pos) % period
+            pos = np.where(pos >= n, period - pos, pos)
+        elif mode == "replicate":
+            pos = np.clip(pos, 0, n - 1)
+        else:
+            pos = pos % n
+        out = index_select(out, d, tensor(pos, device=input.device))
+    return out
+
+
+__all__ = [n for n, v in list(globals().items()) if not n.startswith("_") and callable(v)
+           and not isinstance(v, type) and getattr(v, "__module__", None) == __name__]

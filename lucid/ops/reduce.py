@@ -1,0 +1,448 @@
+"""Reductions: sum, mean, var/std, max/min, argmax/argmin, prod, logsumexp, norm, cumsum."""
+
+from __future__ import annotations
+
+import math
+from collections import namedtuple
+from typing import Any
+
+from .. import _dtype
+from .._tensor import Tensor
+from ..autograd.function import Op
+from ._util import cast, norm_dim, norm_dims, wrap
+
+__all__ = [
+    "sum", "mean", "var", "std", "var_mean", "std_mean", "max", "min", "amax", "amin",
+    "argmax", "argmin", "prod", "logsumexp", "norm", "cumsum", "cumprod", "all", "any",
+]
+
+values_indices = namedtuple("values_indices", ["values", "indices"])
+
+
+def _kept_shape(shape: tuple[int, ...], axes: tuple[int, ...] | None) -> tuple[int, ...]:
+    if axes is None:
+        return (1,) * len(shape)
+    return tuple(1 if i in axes else s for i, s in enumerate(shape))
+
+
+def _count(shape: tuple[int, ...], axes: tuple[int, ...] | None) -> int:
+    n = 1
+    for i, s in enumerate(shape):
+        if axes is None or i in axes:
+            n *= s
+    return n
+
+
+def _expand(be: Any, g: Any, shape: tuple[int, ...], axes: Any, keepdim: bool) -> Any:
+    """Broadcast a reduced gradient back over the reduced axes."""
+    if not keepdim:
+        g = be.reshape(g, _kept_shape(shape, axes))
+    return be.broadcast_to(g, shape)
+
+
+def _axes_arg(dim: Any, axis: Any) -> Any:
+    return axis if dim is None else dim
+
+
+class Sum(Op):
+    def forward(self, x, axes, keepdim, dtype):
+        self.shape, self.axes, self.keepdim = x.shape, axes, keepdim
+        return self.be.sum(x, axes, keepdim, dtype)
+
+    def backward(self, g):
+        return _expand(self.be, g, self.shape, self.axes, self.keepdim)
+
+
+def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,  # noqa: A001
+        axis: Any = None) -> Tensor:
+    """Sum over ``dim`` (int, tuple, or None for all); integers and bools sum to int64."""
+    axes = norm_dims(_axes_arg(dim, axis), input.ndim)
+    if dtype is not None:
+        d = _dtype.to_dtype(dtype)
+        input = cast(input, d)
+    elif not input.dtype.is_floating_point:
+        d = _dtype.int64
+    else:
+        d = None
+    return Sum.apply(input, axes, keepdim, d)
+
+
+class Mean(Op):
+    def forward(self, x, axes, keepdim):
+        self.shape, self.axes, self.keepdim = x.shape, axes, keepdim
+        return self.be.mean(x, axes, keepdim)
+
+    def backward(self, g):
+        n = _count(self.shape, self.axes)
+        return _expand(self.be, self.be.div(g, n) if n else g, self.shape, self.axes,
+                       self.keepdim)
+
+
+def _need_float(input: Tensor, name: str) -> None:
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(
+            f"{name}(): could not infer output dtype. Input dtype must be either a floating "
+            f"point or complex dtype. Got: {input.dtype.name.capitalize()}"
+        )
+
+
+def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,
+         axis: Any = None) -> Tensor:
+    """Arithmetic mean over ``dim``; requires a floating dtype, as in PyTorch."""
+    if dtype is not None:
+        input = cast(input, _dtype.to_dtype(dtype))
+    _need_float(input, "mean")
+    return Mean.apply(input, norm_dims(_axes_arg(dim, axis), input.ndim), keepdim)
+
+
+class Var(Op):
+    def forward(self, x, axes, correction, keepdim):
+        self.saved = (x,)
+        self.axes, self.correction, self.keepdim = axes, correction, keepdim
+        return self.be.var(x, axes, correction, keepdim)
+
+    def backward(self, g):
+        be = self.be
+        (x,) = self.saved
+        n = _count(x.shape, self.axes)
+        m = be.mean(x, self.axes, True)
+        scale = 2.0 / max(n - self.correction, 0) if n - self.correction > 0 else math.inf
+        ge = _expand(be, g, x.shape, self.axes, self.keepdim)
+        return be.mul(be.mul(ge, be.sub(x, m)), scale)
+
+
+def _correction(unbiased: Any, correction: Any) -> float:
+    if correction is not None:
+        return correction
+    if unbiased is None:
+        return 1
+    return 1 if unbiased else 0
+
+
+def _var_args(dim: Any, unbiased: Any, keepdim: bool, correction: Any
+              ) -> tuple[Any, Any, bool, Any]:
+    # var(x, False) means unbiased=False, as in PyTorch's overload
+    if isinstance(dim, bool):
+        return None, dim, keepdim, correction
+    return dim, unbiased, keepdim, correction
+
+
+def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+        correction: Any = None) -> Tensor:
+    """Variance over ``dim`` with Bessel's correction by default (``correction=1``)."""
+    dim, unbiased, keepdim, correction = _var_args(dim, unbiased, keepdim, correction)
+    _need_float(input, "var")
+    return Var.apply(input, norm_dims(dim, input.ndim), _correction(unbiased, correction),
+                     keepdim)
+
+
+def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+        correction: Any = None) -> Tensor:
+    """Standard deviation over ``dim`` (``sqrt(var)``)."""
+    from .elementwise import sqrt
+
+    return sqrt(var(input, dim, unbiased, keepdim, correction=correction))
+
+
+def var_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+             correction: Any = None) -> tuple[Tensor, Tensor]:
+    return var(input, dim, unbiased, keepdim, correction=correction), \
+        mean(input, _var_args(dim, unbiased, keepdim, correction)[0], keepdim)
+
+
+def std_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+             correction: Any = None) -> tuple[Tensor, Tensor]:
+    return std(input, dim, unbiased, keepdim, correction=correction), \
+        mean(input, _var_args(dim, unbiased, keepdim, correction)[0], keepdim)
+
+
+class AMax(Op):
+    """max/min over axes; the gradient is shared evenly between tied maxima (PyTorch)."""
+
+    fn = "max"
+
+    def forward(self, x, axes, keepdim):
+        if x.size == 0:
+            raise RuntimeError(
+                f"{self.fn}(): Expected reduction dim to be specified for input.numel() == 0. "
+                "Specify the reduction dim with the 'dim' argument."
+            )
+        out = getattr(self.be, self.fn)(x, axes, keepdim)
+        self.saved = (x, out)
+        self.axes, self.keepdim = axes, keepdim
+        return out
+
+    def backward(self, g):
+        be = self.be
+        x, out = self.saved
+        o = _expand(be, out, x.shape, self.axes, self.keepdim)
+        mask = be.astype(be.eq(x, o), be.dtype_of(g))
+        cnt = be.sum(mask, self.axes, True)
+        return be.mul(_expand(be, g, x.shape, self.axes, self.keepdim), be.div(mask, cnt))
+
+
+class AMin(AMax):
+    fn = "min"
+
+
+class MaxDim(Op):
+    """Values at given indices along one dim; the gradient goes to those indices."""
+
+    def forward(self, x, idx, dim, keepdim):
+        self.shape, self.idx, self.dim, self.keepdim = x.shape, idx, dim, keepdim
+        if not x.ndim:
+            return x
+        out = self.be.take_along_axis(x, idx, dim)
+        return out if keepdim else self.be.squeeze(out, dim)
+
+    def backward(self, g):
+        be = self.be
+        if not len(self.shape):
+            return g, None
+        if not self.keepdim:
+            g = be.expand_dims(g, self.dim)
+        return be.scatter_add(self.shape, self.idx, g, self.dim), None
+
+
+def _maxmin(cls_all: type[AMax], input: Tensor, dim: Any, keepdim: bool,
+            other: Any = None) -> Any:
+    if isinstance(dim, Tensor):
+        other = dim
+    if other is not None:
+        from .elementwise import maximum, minimum
+
+        return (maximum if cls_all.fn == "max" else minimum)(input, other)
+    if dim is None:
+        return cls_all.apply(input, None, False)
+    d = norm_dim(dim, input.ndim)
+    be = input._be
+    if not input.ndim:
+        idx = be.zeros((), _dtype.int64)
+    else:
+        if input.shape[d] == 0:
+            raise IndexError(f"{cls_all.fn}(): Expected reduction dim {d} to have non-zero size.")
+        idx = (be.argmax if cls_all.fn == "max" else be.argmin)(input._data, d, True)
+    values = MaxDim.apply(input, idx, d, keepdim)
+    if input.ndim and not keepdim:
+        idx = be.squeeze(idx, d)
+    return values_indices(values, wrap(be.astype(idx, _dtype.int64), be))
+
+
+def max(input: Tensor, dim: Any = None, keepdim: bool = False, *, other: Any = None  # noqa: A001
+        ) -> Any:
+    """The maximum; with ``dim``, a ``(values, indices)`` named tuple; with a tensor,
+    the elementwise maximum."""
+    return _maxmin(AMax, input, dim, keepdim, other)
+
+
+def min(input: Tensor, dim: Any = None, keepdim: bool = False, *, other: Any = None  # noqa: A001
+        ) -> Any:
+    """The minimum; with ``dim``, a ``(values, indices)`` named tuple."""
+    return _maxmin(AMin, input, dim, keepdim, other)
+
+
+def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+    return AMax.apply(input, norm_dims(dim, input.ndim), keepdim)
+
+
+def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+    return AMin.apply(input, norm_dims(dim, input.ndim), keepdim)
+
+
+def _arg(fn: str, input: Tensor, dim: Any, keepdim: bool) -> Tensor:
+    be = input._be
+    if input.numel() == 0:
+        raise RuntimeError(f"{fn}(): Expected reduction dim to be specified for "
+                           "input.numel() == 0.")
+    if dim is None:
+        flat = be.reshape(input._data, (-1,))
+        r = getattr(be, fn)(flat, 0, False)
+        if keepdim:
+            r = be.reshape(r, (1,) * input.ndim)
+    else:
+        d = norm_dim(dim, input.ndim)
+        r = getattr(be, fn)(input._data, d, keepdim) if input.ndim else be.zeros((), _dtype.int64)
+    return wrap(be.astype(r, _dtype.int64), be)
+
+
+def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    """Index of the first maximum (over the flattened tensor when ``dim`` is None)."""
+    return _arg("argmax", input, dim, keepdim)
+
+
+def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    """Index of the first minimum (over the flattened tensor when ``dim`` is None)."""
+    return _arg("argmin", input, dim, keepdim)
+
+
+class Prod(Op):
+    def forward(self, x, dim, keepdim):
+        self.saved = (x,)
+        self.dim, self.keepdim = dim, keepdim
+        return self.be.prod(x, dim, keepdim)
+
+    def backward(self, g):
+        be = self.be
+        (x,) = self.saved
+        d = self.dim
+        shape = x.shape
+        xf = be.reshape(x, (-1,)) if d is None else x
+        ax = 0 if d is None else d
+        # product of all other elements = exclusive cumprod from the left * from the right
+        ones = be.ones_like(be.take(xf, be.asarray([0]), ax)) if xf.shape[ax] else None
+        if ones is None:
+            return be.zeros_like(x)
+        n = xf.shape[ax]
+        left = be.concatenate([ones, be.take(be.cumprod(xf, ax), be.asarray(list(range(n - 1))),
+                                                 ax)], ax)
+        rev = be.flip(xf, ax)
+        right = be.flip(be.concatenate(
+            [ones, be.take(be.cumprod(rev, ax), be.asarray(list(range(n - 1))), ax)], ax), ax)
+        others = be.mul(left, right)
+        if d is None:
+            return be.mul(be.reshape(others, shape), g)
+        return be.mul(others, _expand(be, g, shape, (d,), self.keepdim))
+
+
+def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None
+         ) -> Tensor:
+    if dtype is not None:
+        input = cast(input, _dtype.to_dtype(dtype))
+    elif not input.dtype.is_floating_point:
+        input = cast(input, _dtype.int64)
+    d = None if dim is None else norm_dim(dim, input.ndim)
+    return Prod.apply(input, d, keepdim if d is not None else False)
+
+
+class LogSumExp(Op):
+    def forward(self, x, axes, keepdim):
+        be = self.be
+        m = be.max(x, axes, True)
+        m = be.where(be.isfinite(m), m, be.zeros_like(m))
+        s = be.log(be.sum(be.exp(be.sub(x, m)), axes, True))
+        out = be.add(s, m)
+        self.saved = (x, out)
+        self.axes, self.keepdim = axes, keepdim
+        return out if keepdim else be.squeeze(out, axes if axes is not None else None)
+
+    def backward(self, g):
+        be = self.be
+        x, out = self.saved
+        ge = _expand(be, g, x.shape, self.axes, self.keepdim)
+        return be.mul(ge, be.exp(be.sub(x, out)))
+
+
+def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
+    """``log(sum(exp(x)))`` over ``dim``, computed stably."""
+    _need_float(input, "logsumexp")
+    return LogSumExp.apply(input, norm_dims(dim, input.ndim), keepdim)
+
+
+class Norm(Op):
+    def forward(self, x, p, axes, keepdim):
+        be = self.be
+        ax = be.abs(x)
+        if p == math.inf:
+            out = be.max(ax, axes, keepdim)
+        elif p == -math.inf:
+            out = be.min(ax, axes, keepdim)
+        elif p == 1:
+            out = be.sum(ax, axes, keepdim)
+        elif p == 2:
+            out = be.sqrt(be.sum(be.mul(x, x), axes, keepdim))
+        elif p == 0:
+            out = be.sum(be.astype(be.ne(x, 0), be.dtype_of(x)), axes, keepdim)
+        else:
+            out = be.pow(be.sum(be.pow(ax, p), axes, keepdim), 1.0 / p)
+        self.saved = (x, out)
+        self.p, self.axes, self.keepdim = p, axes, keepdim
+        return out
+
+    def backward(self, g):
+        be = self.be
+        x, out = self.saved
+        p = self.p
+        ge = _expand(be, g, x.shape, self.axes, self.keepdim)
+        oe = _expand(be, out, x.shape, self.axes, self.keepdim)
+        zero = be.zeros_like(ge)
+        if p == 0:
+            return zero
+        if p == 1:
+            return be.mul(ge, be.sign(x))
+        if p in (math.inf, -math.inf):
+            mask = be.astype(be.eq(be.abs(x), oe), be.dtype_of(x))
+            cnt = be.sum(mask, self.axes, True)
+            return be.mul(be.mul(ge, be.sign(x)), be.div(mask, cnt))
+        if p == 2:
+            safe = be.where(be.eq(oe, 0), be.ones_like(oe), oe)
+            return be.where(be.eq(oe, 0), zero, be.div(be.mul(ge, x), safe))
+        safe = be.where(be.eq(oe, 0), be.ones_like(oe), oe)
+        r = be.div(be.mul(be.mul(x, be.pow(be.abs(x), p - 2)), ge), be.pow(safe, p - 1))
+        return be.where(be.eq(oe, 0), zero, r)
+
+
+def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
+         dtype: Any = None) -> Tensor:
+    """Vector p-norm over ``dim`` (``"fro"`` and 2 are the Euclidean norm)."""
+    if dtype is not None:
+        input = cast(input, _dtype.to_dtype(dtype))
+    _need_float(input, "norm")
+    if p == "fro" or p is None:
+        p = 2
+    if p == "nuc" or isinstance(p, str):
+        raise NotImplementedError(f"norm with p={p!r} is not supported")
+    return Norm.apply(input, float(p), norm_dims(dim, input.ndim), keepdim)
+
+
+class CumSum(Op):
+    def forward(self, x, dim):
+        self.dim = dim
+        return self.be.cumsum(x, dim)
+
+    def backward(self, g):
+        be = self.be
+        return be.flip(be.cumsum(be.flip(g, self.dim), self.dim), self.dim)
+
+
+def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    if dtype is not None:
+        input = cast(input, _dtype.to_dtype(dtype))
+    elif not input.dtype.is_floating_point:
+        input = cast(input, _dtype.int64)
+    if not input.ndim:
+        norm_dim(dim, 0)
+        return input.clone()  # type: ignore[attr-defined]
+    return CumSum.apply(input, norm_dim(dim, input.ndim))
+
+
+class CumProd(Op):
+    def forward(self, x, dim):
+        out = self.be.cumprod(x, dim)
+        self.saved = (x, out)
+        self.dim = dim
+        return out
+
+    def backward(self, g):
+        be = self.be
+        x, out = self.saved
+        d = self.dim
+        rc = be.flip(be.cumsum(be.flip(be.mul(g, out), d), d), d)
+        return be.div(rc, x)
+
+
+def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    if dtype is not None:
+        input = cast(input, _dtype.to_dtype(dtype))
+    elif not input.dtype.is_floating_point:
+        input = cast(input, _dtype.int64)
+    return CumProd.apply(input, norm_dim(dim, input.ndim))
+
+
+def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001
+    be = input._be
+    return wrap(be.all(input._data, norm_dims(dim, input.ndim), keepdim), be)
+
+
+def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001
+    be = input._be
+    return wrap(be.any(input._data, norm_dims(dim, input.ndim), keepdim), be)
