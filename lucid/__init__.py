@@ -34,6 +34,7 @@ from ._tensor import Size, Tensor
 from ._version import __version__
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .ops import *  # noqa: F403
+from .ops.matmul import matmul
 from .ops.random import (
     Generator,
     default_generator,

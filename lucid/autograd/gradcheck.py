@@ -74,7 +74,8 @@ def gradcheck(fn: Callable[..., Any], inputs: Any, *, eps: float = 1e-6, atol: f
                     _set_values(x, host)
                     with grad_mode.no_grad():
                         o = _outputs(fn, inputs)[k]
-                    vals.append(np.asarray(o.detach().numpy(), dtype=np.float64).reshape(-1))
+                    # copy: a view op's output aliases x, which is restored below
+                    vals.append(np.array(o.detach().numpy(), dtype=np.float64).reshape(-1))
                 host[e] = orig
                 _set_values(x, host)
                 numeric[e] = (vals[0] - vals[1]) / (2 * eps)

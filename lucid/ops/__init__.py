@@ -169,5 +169,11 @@ Tensor.divide = Tensor.div  # type: ignore[attr-defined]
 Tensor.subtract = Tensor.sub  # type: ignore[attr-defined]
 Tensor.true_divide = Tensor.div  # type: ignore[attr-defined]
 
+# NOTE: ``from .matmul import *`` rebinds ``matmul`` to the function, hiding the submodule;
+# keep ``lucid.ops.matmul`` the module (``lucid.ops.matmul.linear``). ``lucid.matmul`` is the
+# op, imported by ``lucid/__init__.py``.
+matmul = _x
+
 __all__ = sorted({*_c.__all__, *_e.__all__, *_i.__all__, *_x.__all__, *_m.__all__,
-                  *_rnd.__all__, *_r.__all__, "to_device", "clamp_min", "clamp_max"})
+                  *_rnd.__all__, *_r.__all__, "to_device", "clamp_min", "clamp_max"}
+                 - {"matmul"})

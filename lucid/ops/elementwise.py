@@ -380,13 +380,17 @@ class Clamp(Op):
             m2 = be.le(x, hi)
             mask = m2 if mask is None else be.logical_and(mask, m2)
         gx = be.where(mask, g, zero)
+        # where min > max the output is max, so max gets the gradient (PyTorch)
         glo = ghi = None
         if self.parents[1] is not None:
-            glo = sum_to(be, be.where(be.lt(x, lo), g, zero), shape_of(lo))
+            below = be.lt(x, lo)
+            if hi is not None:
+                below = be.logical_and(below, be.lt(lo, hi))
+            glo = sum_to(be, be.where(below, g, zero), shape_of(lo))
         if self.parents[2] is not None:
             above = be.gt(x, hi)
             if lo is not None:
-                above = be.logical_and(above, be.ge(x, lo))
+                above = be.logical_or(above, be.lt(hi, lo))
             ghi = sum_to(be, be.where(above, g, zero), shape_of(hi))
         return gx, glo, ghi
 

@@ -106,7 +106,8 @@ class Var(Op):
         (x,) = self.saved
         n = _count(x.shape, self.axes)
         m = be.mean(x, self.axes, True)
-        scale = 2.0 / max(n - self.correction, 0) if n - self.correction > 0 else math.inf
+        dof = n - self.correction  # NOTE: builtins max/min/sum are shadowed in this module
+        scale = 2.0 / dof if dof > 0 else math.inf
         ge = _expand(be, g, x.shape, self.axes, self.keepdim)
         return be.mul(be.mul(ge, be.sub(x, m)), scale)
 
@@ -156,17 +157,28 @@ def std_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool
         mean(input, _var_args(dim, unbiased, keepdim, correction)[0], keepdim)
 
 
+def _check_reducible(name: str, shape: tuple[int, ...], axes: tuple[int, ...] | None,
+                     hint: bool = True) -> None:
+    """PyTorch's errors for max-like reductions over nothing (an empty reduced dim)."""
+    if axes is None:
+        if _count(shape, None) == 0:
+            raise (RuntimeError if hint else IndexError)(
+                f"{name}(): Expected reduction dim to be specified for input.numel() == 0."
+                + (" Specify the reduction dim with the 'dim' argument." if hint else "")
+            )
+        return
+    for a in axes:
+        if shape[a] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {a} to have non-zero size.")
+
+
 class AMax(Op):
     """max/min over axes; the gradient is shared evenly between tied maxima (PyTorch)."""
 
     fn = "max"
 
-    def forward(self, x, axes, keepdim):
-        if x.size == 0:
-            raise RuntimeError(
-                f"{self.fn}(): Expected reduction dim to be specified for input.numel() == 0. "
-                "Specify the reduction dim with the 'dim' argument."
-            )
+    def forward(self, x, axes, keepdim, name=None):
+        _check_reducible(name or self.fn, x.shape, axes)
         out = getattr(self.be, self.fn)(x, axes, keepdim)
         self.saved = (x, out)
         self.axes, self.keepdim = axes, keepdim
@@ -242,18 +254,18 @@ def min(input: Tensor, dim: Any = None, keepdim: bool = False, *, other: Any = N
 
 
 def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
-    return AMax.apply(input, norm_dims(dim, input.ndim), keepdim)
+    return AMax.apply(input, norm_dims(dim, input.ndim), keepdim, name="amax")
 
 
 def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
-    return AMin.apply(input, norm_dims(dim, input.ndim), keepdim)
+    return AMin.apply(input, norm_dims(dim, input.ndim), keepdim, name="amin")
 
 
 def _arg(fn: str, input: Tensor, dim: Any, keepdim: bool) -> Tensor:
     be = input._be
     if input.numel() == 0:
-        raise RuntimeError(f"{fn}(): Expected reduction dim to be specified for "
-                           "input.numel() == 0.")
+        _check_reducible(fn, tuple(input.shape),
+                         None if dim is None else (norm_dim(dim, input.ndim),), hint=False)
     if dim is None:
         flat = be.reshape(input._data, (-1,))
         r = getattr(be, fn)(flat, 0, False)
@@ -289,15 +301,14 @@ class Prod(Op):
         xf = be.reshape(x, (-1,)) if d is None else x
         ax = 0 if d is None else d
         # product of all other elements = exclusive cumprod from the left * from the right
-        ones = be.ones_like(be.take(xf, be.asarray([0]), ax)) if xf.shape[ax] else None
-        if ones is None:
+        if not xf.shape[ax]:
             return be.zeros_like(x)
+        ones = be.ones_like(be.take(xf, be.asarray([0], _dtype.int64), ax))
         n = xf.shape[ax]
-        left = be.concatenate([ones, be.take(be.cumprod(xf, ax), be.asarray(list(range(n - 1))),
-                                                 ax)], ax)
+        head = be.asarray(list(range(n - 1)), _dtype.int64)  # int even when empty
+        left = be.concatenate([ones, be.take(be.cumprod(xf, ax), head, ax)], ax)
         rev = be.flip(xf, ax)
-        right = be.flip(be.concatenate(
-            [ones, be.take(be.cumprod(rev, ax), be.asarray(list(range(n - 1))), ax)], ax), ax)
+        right = be.flip(be.concatenate([ones, be.take(be.cumprod(rev, ax), head, ax)], ax), ax)
         others = be.mul(left, right)
         if d is None:
             return be.mul(be.reshape(others, shape), g)

@@ -1,0 +1,126 @@
+"""op_db-driven tests: forward against numpy, float64 gradcheck, backward shapes, and the
+function/method forms, each on the "cpu" and the reference "numpy" backend."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from op_db import OP_DB
+from opinfo import OpInfo, Sample, as_list, bind, cases, lucid_leaves, numpy_leaves
+
+import lucid
+from lucid.autograd import gradcheck
+
+
+def _has_grad_input(s: Sample) -> bool:
+    return any(t.grad and t.is_float for t in s.tensors)
+
+
+def _cases(pred: Any = lambda i: True, sample_pred: Any = lambda s: True) -> list:
+    return [p for p in cases(OP_DB, pred) if sample_pred(p.values[1])]
+
+
+def check_close(out: Any, ref: Any, info: OpInfo, device: str | None = None) -> None:
+    outs, refs = as_list(out), as_list(ref)
+    assert len(outs) == len(refs), f"{len(outs)} outputs, expected {len(refs)}"
+    for k, (o, r) in enumerate(zip(outs, refs)):
+        assert isinstance(o, lucid.Tensor), f"output {k} is {type(o).__name__}"
+        if device is not None:
+            assert o.device.type == device
+        r = np.asarray(r)
+        assert tuple(o.shape) == r.shape, f"output {k}: shape {tuple(o.shape)} != {r.shape}"
+        if info.exact_dtype:
+            assert o.dtype == r.dtype, f"output {k}: dtype {o.dtype} != {r.dtype}"
+        np.testing.assert_allclose(o.detach().numpy(), r, rtol=info.rtol, atol=info.atol,
+                                   err_msg=f"output {k}")
+
+
+@pytest.mark.parametrize("info,sample", _cases())
+def test_forward(info: OpInfo, sample: Sample, backend: str) -> None:
+    leaves = lucid_leaves(sample, backend, requires_grad=False)
+    before = [leaf.numpy().copy() for leaf in leaves]
+    out = bind(info.lucid_fn(), sample)(*leaves)
+    ref = bind(info.ref, sample)(*numpy_leaves(sample))
+    check_close(out, ref, info, backend)
+    for leaf, b in zip(leaves, before):  # out-of-place ops leave their inputs alone
+        np.testing.assert_array_equal(leaf.numpy(), b)
+
+
+@pytest.mark.parametrize("info,sample", _cases(lambda i: i.grad, _has_grad_input))
+def test_gradcheck(info: OpInfo, sample: Sample, backend: str) -> None:
+    leaves = lucid_leaves(sample, backend)
+    assert gradcheck(bind(info.lucid_fn(), sample), leaves, eps=1e-6, atol=1e-5, rtol=1e-3)
+
+
+@pytest.mark.parametrize("info,sample", _cases(lambda i: i.grad, _has_grad_input))
+def test_backward_shapes(info: OpInfo, sample: Sample, backend: str) -> None:
+    """The graph is recorded, and every leaf gets a gradient of its own shape and dtype
+    (also for empty tensors, where gradcheck has nothing to compare)."""
+    leaves = lucid_leaves(sample, backend)
+    outs = [o for o in as_list(bind(info.lucid_fn(), sample)(*leaves))
+            if o.dtype.is_floating_point]
+    assert outs and all(o.requires_grad for o in outs)
+    assert all(o.grad_fn is not None for o in outs)
+    total = outs[0].sum()
+    for o in outs[1:]:
+        total = total + o.sum()
+    total.backward()
+    for leaf in leaves:
+        if leaf.requires_grad:
+            assert leaf.grad is not None
+            assert leaf.grad.shape == leaf.shape
+            assert leaf.grad.dtype == leaf.dtype
+            assert leaf.grad.device == leaf.device
+            assert np.all(np.isfinite(leaf.grad.numpy()))
+
+
+@pytest.mark.parametrize("info,sample", _cases(lambda i: not i.grad))
+def test_no_grad_ops_record_nothing(info: OpInfo, sample: Sample) -> None:
+    leaves = lucid_leaves(sample, "cpu")
+    for o in as_list(bind(info.lucid_fn(), sample)(*leaves)):
+        assert not o.requires_grad and o.grad_fn is None
+
+
+@pytest.mark.parametrize("info,sample", _cases(lambda i: i.method))
+def test_method_form(info: OpInfo, sample: Sample) -> None:
+    """``lucid.name(x, ...)`` and ``x.name(...)`` agree."""
+    leaves = lucid_leaves(sample, "cpu", requires_grad=False)
+    a = bind(info.lucid_fn(), sample)(*leaves)
+    b = bind(info.method_fn(), sample)(*leaves)
+    for x, y in zip(as_list(a), as_list(b), strict=True):
+        assert x.dtype == y.dtype and x.shape == y.shape
+        np.testing.assert_array_equal(x.numpy(), y.numpy())
+
+
+@pytest.mark.parametrize("info,sample", _cases(
+    lambda i: i.grad, lambda s: _has_grad_input(s) and all(t.layout == "c" for t in s.tensors)))
+def test_float32_matches_float64(info: OpInfo, sample: Sample) -> None:
+    """float32 inputs give float32 outputs close to the float64 result."""
+    l32 = lucid_leaves(sample, "cpu", dtype=np.float32, requires_grad=False)
+    l64 = lucid_leaves(sample, "cpu", dtype=np.float64, requires_grad=False)
+    o32 = as_list(bind(info.lucid_fn(), sample)(*l32))
+    o64 = as_list(bind(info.lucid_fn(), sample)(*l64))
+    for a, b in zip(o32, o64):
+        if b.dtype == lucid.float64:
+            assert a.dtype == lucid.float32
+            np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-4, atol=1e-5)
+        else:
+            assert a.dtype == b.dtype
+
+
+def test_op_db_covers_core_ops() -> None:
+    names = {i.name for i in OP_DB}
+    for required in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "rpow_scalar",
+                     "neg", "abs", "sign", "exp", "log", "log2", "log1p", "expm1", "sqrt",
+                     "rsqrt", "square", "reciprocal", "sin", "cos", "tan", "tanh", "sigmoid",
+                     "relu", "clamp", "clip", "maximum", "minimum", "where", "floor", "ceil",
+                     "round", "sum", "mean", "var", "std", "max_full", "max_dim", "amax",
+                     "argmax", "prod", "logsumexp", "norm", "cumsum", "all", "any", "matmul",
+                     "mm", "bmm", "dot", "outer", "T", "mT", "linear", "reshape", "view",
+                     "transpose", "permute", "squeeze", "unsqueeze", "flatten", "expand",
+                     "broadcast_to", "repeat", "cat", "stack", "split", "chunk", "unbind",
+                     "gather", "index_select", "masked_fill", "pad"):
+        assert required in names, required
+    assert len(cases(OP_DB)) > 300
