@@ -105,6 +105,7 @@ class OpInfo:
     torch_atol: float = 1e-5
     torch_rtol: float = 1e-4
     parity: bool = True
+    torch_grad: bool = True  # torch implements this derivative (floor_divide: it does not)
     exact_dtype: bool = True
     _cache: list | None = field(default=None, repr=False)
 

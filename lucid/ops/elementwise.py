@@ -153,8 +153,22 @@ def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     return _binary(Add, input, other)
 
 
+def _is_bool(x: Any) -> bool:
+    return x.dtype is _dtype.bool_ if isinstance(x, Tensor) else isinstance(x, bool)
+
+
 def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     """``input - alpha * other`` with broadcasting."""
+    if _is_bool(input) or _is_bool(other):
+        if _is_bool(input) and _is_bool(other):
+            raise RuntimeError(
+                "Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
+                "`^` or `logical_xor()` operator instead."
+            )
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+            "trying to invert a mask, use the `~` or `logical_not()` operator instead."
+        )
     if alpha != 1:
         other = mul(other, alpha)
     return _binary(Sub, input, other)
