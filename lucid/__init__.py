@@ -8,6 +8,8 @@ Example::
     loss.backward()
 """
 
+import builtins as _builtins  # NOTE: bool/int/float are rebound to dtypes below
+
 from . import _dtype, autograd, ops
 from ._device import device
 from ._dtype import (
@@ -76,7 +78,7 @@ def is_floating_point(input: Tensor) -> bool:
 def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
              equal_nan: bool = False) -> bool:
     """Whether all elements satisfy ``|input - other| <= atol + rtol * |other|``."""
-    return bool(isclose(input, other, rtol, atol, equal_nan).all())
+    return _builtins.bool(isclose(input, other, rtol, atol, equal_nan).all())
 
 
 def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
@@ -93,7 +95,7 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
 
 def equal(input: Tensor, other: Tensor) -> bool:
     """True when both tensors have the same shape and elements."""
-    return tuple(input.shape) == tuple(other.shape) and bool((input == other).all())
+    return tuple(input.shape) == tuple(other.shape) and _builtins.bool((input == other).all())
 
 
 def broadcast_shapes(*shapes: object) -> Size:

@@ -105,9 +105,8 @@ def to_dtype(d: object) -> dtype:
         return int64
     if d is bool:
         return bool_
-    name = getattr(d, "name", None)
-    if name is not None and not isinstance(d, (np.dtype, type)):
-        # e.g. a torch.dtype: torch.float32 -> "float32"
+    if not isinstance(d, (np.dtype, type)) and str(d).startswith("torch."):
+        # a torch.dtype: torch.float32 -> "float32"
         r = _BY_NAME.get(str(d).rsplit(".", 1)[-1])
         if r is not None:
             return r

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 from typing import Any
 
 from .. import _dtype
@@ -42,7 +43,7 @@ def _parse_to(args: tuple, kwargs: dict) -> tuple[Any, Any, bool]:
             dev, dt = a._be, a.dtype
         elif isinstance(a, bool):
             copy = a
-        elif isinstance(a, (_dtype.dtype, type)):
+        elif isinstance(a, (_dtype.dtype, builtins.type)):  # ``type`` is shadowed below
             dt = a
         elif a is None:
             continue
