@@ -1,0 +1,379 @@
+"""njit reduction kernels over two canonical layouts (reduce.py maps every axis choice onto them).
+
+    last: x[outer, n]         -> out[outer]          reduced elements contiguous
+    mid:  x[outer, n, inner]  -> out[outer, inner]   reduced axis strided, inner contiguous
+
+Parallel work is split into tasks so that few long rows (outer small, e.g. axis=None) and many
+short rows both keep every thread busy: last-axis tasks are (row, CH-element chunk) pairs, mid
+tasks are (outer, KC-element inner chunk) pairs whose inner loop is contiguous.
+Float sums accumulate each CH chunk in the input dtype (vectorised, 32 lanes under fastmath)
+and combine chunks in float64.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import prange
+from numba.core import types as nbt
+
+from ._jit import dual, helper
+
+CH = 4096  # reduced elements per last-axis task
+KC = 1024  # kept inner elements per mid task (float64 accumulator chunk: 8 KiB, stays in L1)
+LANES = 64  # independent max/min lanes: the compare-select then vectorises (~4x a scalar loop)
+
+
+def _sig_last(T):
+    return (T[:, ::1], T[::1], nbt.float64)
+
+
+def _sig_mid(T):
+    return (T[:, :, ::1], T[:, ::1], nbt.float64)
+
+
+@helper
+def _sum_span(r):
+    """s = sum(r) in r's dtype; fastmath splits it into vector lanes.
+
+    for j in range(len(r)): s += r[j]
+    """
+    s = r.dtype.type(0)
+    for j in range(r.shape[0]):
+        s += r[j]
+    return s
+
+
+@helper
+def _ext_span(r, is_min):
+    """NaN-propagating max (or min) of a non-empty 1-d r.
+
+    for b in range(nb // LANES):             # LANES independent running extremes
+        for k in range(LANES):
+            lane[k] = v if (v > lane[k]) | (v != v) else lane[k]     # v = r[b*LANES + k]
+    then fold the lanes and the tail with the same pick.
+    """
+    # NOTE: every index starts at 0 so LLVM can drop numba's negative-index wraparound;
+    # with an offset start it vectorised into gathers (2x slower).
+    m = r[0]
+    n = r.shape[0]
+    start = 1
+    if n >= 4 * LANES:
+        a = r[:LANES].copy()
+        nb = n - n % LANES
+        blocks = r[:nb].reshape(nb // LANES, LANES)
+        if is_min:
+            for b in range(1, nb // LANES):
+                rb = blocks[b]
+                for k in range(LANES):
+                    v = rb[k]
+                    a[k] = v if (v < a[k]) | (v != v) else a[k]
+        else:
+            for b in range(1, nb // LANES):
+                rb = blocks[b]
+                for k in range(LANES):
+                    v = rb[k]
+                    a[k] = v if (v > a[k]) | (v != v) else a[k]
+        for k in range(LANES):
+            v = a[k]
+            if is_min:
+                m = v if (v < m) | (v != v) else m
+            else:
+                m = v if (v > m) | (v != v) else m
+        start = nb
+    tail = r[start:]
+    for j in range(tail.shape[0]):
+        v = tail[j]
+        if is_min:
+            m = v if (v < m) | (v != v) else m
+        else:
+            m = v if (v > m) | (v != v) else m
+    return m
+
+
+def _sum_last(x, out, scale):
+    """out[i] = scale * sum_j x[i, j]
+
+    for t in prange(outer * nch):                 # task = (row i, chunk c) of CH elements
+        part[t] = float64(sum(x[i, c*CH:(c+1)*CH]))   # _sum_span, dtype accumulators
+    for i in range(outer):
+        out[i] = scale * sum_c part[i*nch + c]
+    """
+    outer, n = x.shape
+    nch = (n + CH - 1) // CH
+    part = np.empty(outer * nch, np.float64)
+    for t in prange(outer * nch):
+        i = t // nch
+        j0 = (t - i * nch) * CH
+        part[t] = np.float64(_sum_span(x[i, j0 : min(n, j0 + CH)]))
+    for i in range(outer):
+        s = 0.0
+        for c in range(nch):
+            s += part[i * nch + c]
+        out[i] = s * scale
+
+
+def _sum_mid(x, out, scale):
+    """out[o, k] = scale * sum_j x[o, j, k]
+
+    for t in prange(outer * nkc):                 # task = (o, inner chunk k0:k1 of KC)
+        acc[o, k0:k1] = 0                         # float64
+        for j in range(n):
+            for k in range(k0, k1):               # contiguous, vectorised
+                acc[o, k] += x[o, j, k]
+        out[o, k0:k1] = scale * acc[o, k0:k1]
+    """
+    outer, n, inner = x.shape
+    nkc = (inner + KC - 1) // KC
+    acc = np.zeros((outer, inner), np.float64)
+    for t in prange(outer * nkc):
+        o = t // nkc
+        k0 = (t - o * nkc) * KC
+        k1 = min(inner, k0 + KC)
+        a = acc[o, k0:k1]
+        for j in range(n):
+            r = x[o, j, k0:k1]
+            for k in range(k1 - k0):
+                a[k] += r[k]
+        w = out[o, k0:k1]
+        for k in range(k1 - k0):
+            w[k] = a[k] * scale
+
+
+def _ext_last(x, out, is_min):
+    """out[i] = max_j x[i, j] (min when is_min), NaN-propagating; n > 0
+
+    for t in prange(outer * nch):                 # task = (row i, chunk c)
+        part[t] = _ext_span(x[i, c*CH : (c+1)*CH])
+    for i in range(outer):
+        out[i] = pick over part[i*nch : (i+1)*nch]
+    """
+    outer, n = x.shape
+    nch = (n + CH - 1) // CH
+    part = np.empty(outer * nch, x.dtype)
+    for t in prange(outer * nch):
+        i = t // nch
+        j0 = (t - i * nch) * CH
+        part[t] = _ext_span(x[i, j0 : min(n, j0 + CH)], is_min)
+    for i in range(outer):
+        out[i] = _ext_span(part[i * nch : (i + 1) * nch], is_min)
+
+
+def _ext_mid(x, out, is_min):
+    """out[o, k] = max_j x[o, j, k] (min when is_min), NaN-propagating; n > 0
+
+    for t in prange(outer * nkc):                 # task = (o, inner chunk k0:k1)
+        out[o, k0:k1] = x[o, 0, k0:k1]
+        for j in range(1, n):
+            for k in range(k0, k1):               # contiguous compare-select
+                out[o, k] = v if (v > out[o, k]) | (v != v) else out[o, k]
+    """
+    outer, n, inner = x.shape
+    nkc = (inner + KC - 1) // KC
+    for t in prange(outer * nkc):
+        o = t // nkc
+        k0 = (t - o * nkc) * KC
+        k1 = min(inner, k0 + KC)
+        m = k1 - k0
+        a = out[o, k0:k1]
+        r0 = x[o, 0, k0:k1]
+        for k in range(m):
+            a[k] = r0[k]
+        for j in range(1, n):
+            r = x[o, j, k0:k1]
+            if is_min:
+                for k in range(m):
+                    v = r[k]
+                    a[k] = v if (v < a[k]) | (v != v) else a[k]
+            else:
+                for k in range(m):
+                    v = r[k]
+                    a[k] = v if (v > a[k]) | (v != v) else a[k]
+
+
+def _arg_last(x, out, is_min):
+    """out[i] = first index of max_j x[i, j] (min when is_min); a NaN counts as the extreme
+
+    for t in prange(outer * nch):                 # task = (row i, chunk c)
+        pval[t] = m = _ext_span(x[i, chunk])      # vectorised extreme of the chunk
+        pidx[t] = first j in chunk with x[i, j] == m (or x[i, j] is NaN when m is NaN)
+    for i in range(outer):                        # earliest chunk wins ties
+        out[i] = pidx of the first chunk holding the row's extreme
+    """
+    outer, n = x.shape
+    nch = (n + CH - 1) // CH
+    pval = np.empty(outer * nch, x.dtype)
+    pidx = np.empty(outer * nch, np.int64)
+    for t in prange(outer * nch):
+        i = t // nch
+        j0 = (t - i * nch) * CH
+        r = x[i, j0 : min(n, j0 + CH)]
+        m = _ext_span(r, is_min)
+        pval[t] = m
+        idx = 0
+        if m != m:
+            for j in range(r.shape[0]):
+                if r[j] != r[j]:
+                    idx = j
+                    break
+        else:
+            for j in range(r.shape[0]):
+                if r[j] == m:
+                    idx = j
+                    break
+        pidx[t] = j0 + idx
+    for i in range(outer):
+        best = pval[i * nch]
+        bi = pidx[i * nch]
+        for c in range(1, nch):
+            if best != best:
+                break
+            v = pval[i * nch + c]
+            better = v < best if is_min else v > best
+            if better or v != v:
+                best = v
+                bi = pidx[i * nch + c]
+        out[i] = bi
+
+
+def _arg_mid(x, out, is_min):
+    """out[o, k] = first j of max_j x[o, j, k] (min when is_min); a NaN counts as the extreme
+
+    for t in prange(outer * nkc):                 # task = (o, inner chunk k0:k1)
+        val[k0:k1] = x[o, 0, k0:k1]; out[o, k0:k1] = 0
+        for j in range(1, n):
+            for k in range(k0, k1):               # contiguous compare-select of (val, idx)
+                take = (v > val[k]) | ((v != v) & (val[k] == val[k]))
+                val[k], out[o, k] = (v, j) if take else (val[k], out[o, k])
+    """
+    outer, n, inner = x.shape
+    nkc = (inner + KC - 1) // KC
+    val = np.empty((outer, inner), x.dtype)
+    for t in prange(outer * nkc):
+        o = t // nkc
+        k0 = (t - o * nkc) * KC
+        k1 = min(inner, k0 + KC)
+        m = k1 - k0
+        a = val[o, k0:k1]
+        ix = out[o, k0:k1]
+        r0 = x[o, 0, k0:k1]
+        for k in range(m):
+            a[k] = r0[k]
+            ix[k] = 0
+        for j in range(1, n):
+            r = x[o, j, k0:k1]
+            if is_min:
+                for k in range(m):
+                    v = r[k]
+                    w = a[k]
+                    take = (v < w) | ((v != v) & (w == w))
+                    a[k] = v if take else w
+                    ix[k] = j if take else ix[k]
+            else:
+                for k in range(m):
+                    v = r[k]
+                    w = a[k]
+                    take = (v > w) | ((v != v) & (w == w))
+                    a[k] = v if take else w
+                    ix[k] = j if take else ix[k]
+
+
+def _var_last(x, out, inv_dof):
+    """out[i] = inv_dof * sum_j (x[i, j] - mean_i)**2   (two passes, both chunked)
+
+    for t in prange(outer * nch): part[t] = sum of chunk           # pass 1
+    mean[i] = sum_c part[i, c] / n
+    for t in prange(outer * nch):                                   # pass 2
+        part[t] = sum over chunk of (x[i, j] - mean[i])**2
+    out[i] = inv_dof * sum_c part[i, c]
+    """
+    outer, n = x.shape
+    nch = (n + CH - 1) // CH
+    part = np.empty(outer * nch, np.float64)
+    mean = np.empty(outer, x.dtype)
+    for t in prange(outer * nch):
+        i = t // nch
+        j0 = (t - i * nch) * CH
+        part[t] = np.float64(_sum_span(x[i, j0 : min(n, j0 + CH)]))
+    for i in range(outer):
+        s = 0.0
+        for c in range(nch):
+            s += part[i * nch + c]
+        mean[i] = s / n
+    for t in prange(outer * nch):
+        i = t // nch
+        j0 = (t - i * nch) * CH
+        r = x[i, j0 : min(n, j0 + CH)]
+        mu = mean[i]
+        s2 = x.dtype.type(0)
+        for j in range(r.shape[0]):
+            d = r[j] - mu
+            s2 += d * d
+        part[t] = np.float64(s2)
+    for i in range(outer):
+        s = 0.0
+        for c in range(nch):
+            s += part[i * nch + c]
+        out[i] = s * inv_dof
+
+
+def _var_mid(x, out, inv_dof):
+    """out[o, k] = inv_dof * sum_j (x[o, j, k] - mean[o, k])**2   (two passes)
+
+    for t in prange(outer * nkc):                 # task = (o, inner chunk k0:k1)
+        acc = 0; for j: for k in chunk: acc[k] += x[o, j, k]       # float64
+        mean = acc / n; acc = 0
+        for j: for k in chunk: d = x[o, j, k] - mean[k]; acc[k] += d * d
+        out[o, k0:k1] = inv_dof * acc
+    """
+    outer, n, inner = x.shape
+    nkc = (inner + KC - 1) // KC
+    acc = np.zeros((outer, inner), np.float64)
+    mean = np.empty((outer, inner), np.float64)
+    for t in prange(outer * nkc):
+        o = t // nkc
+        k0 = (t - o * nkc) * KC
+        k1 = min(inner, k0 + KC)
+        m = k1 - k0
+        a = acc[o, k0:k1]
+        mu = mean[o, k0:k1]
+        for j in range(n):
+            r = x[o, j, k0:k1]
+            for k in range(m):
+                a[k] += r[k]
+        for k in range(m):
+            mu[k] = a[k] / n
+            a[k] = 0.0
+        for j in range(n):
+            r = x[o, j, k0:k1]
+            for k in range(m):
+                d = r[k] - mu[k]
+                a[k] += d * d
+        w = out[o, k0:k1]
+        for k in range(m):
+            w[k] = a[k] * inv_dof
+
+
+def _sig_ext_last(T):
+    return (T[:, ::1], T[::1], nbt.boolean)
+
+
+def _sig_ext_mid(T):
+    return (T[:, :, ::1], T[:, ::1], nbt.boolean)
+
+
+def _sig_arg_last(T):
+    return (T[:, ::1], nbt.int64[::1], nbt.boolean)
+
+
+def _sig_arg_mid(T):
+    return (T[:, :, ::1], nbt.int64[:, ::1], nbt.boolean)
+
+
+sum_last = dual(_sum_last, signatures=[_sig_last])
+sum_mid = dual(_sum_mid, signatures=[_sig_mid])
+ext_last = dual(_ext_last, signatures=[_sig_ext_last])
+ext_mid = dual(_ext_mid, signatures=[_sig_ext_mid])
+arg_last = dual(_arg_last, signatures=[_sig_arg_last])
+arg_mid = dual(_arg_mid, signatures=[_sig_arg_mid])
+var_last = dual(_var_last, signatures=[_sig_last])
+var_mid = dual(_var_mid, signatures=[_sig_mid])

@@ -1,0 +1,194 @@
+"""Thread-pool policy: keep OpenBLAS's and numba's worker threads from fighting over cores.
+
+Both pools busy-wait after each parallel region. On a 2-core machine the waiting threads
+of one pool steal a core from the next region of the other. Figures (2 cores, numpy 2.4
+with OpenBLAS 0.3.31 pthreads, numba 0.68 "omp" layer = GNU libgomp), for one step of
+``h = a @ b`` (256x784 @ 784x512 float32, numpy) -> parallel row-sum of ``h`` -> parallel
+row-sum of a (256, 4096) array; matmul alone 0.90 ms, big row-sum alone 48 us:
+
+    no policy                                         9.9  ms / step
+    OPENBLAS_THREAD_TIMEOUT=4 only                    1.88 ms  (libgomp spin now hurts BLAS)
+    + GOMP_SPINCOUNT=10000                            1.07 ms  <- lucid's policy
+    + GOMP_SPINCOUNT=0 (or OMP_WAIT_POLICY=PASSIVE)   1.14 ms  but row-sum alone 131 us (wake-up)
+    OMP_WAIT_POLICY=ACTIVE                            1.80 ms  and matmul alone 1.72 ms
+    GOMP_SPINCOUNT=30000 / 100000                     1.27 / 1.67 ms
+    one BLAS thread (threadpoolctl)                   1.53 ms  (matmul alone 1.39 ms)
+    numba kernels serial, no policy                   1.00 ms  (big row-sum alone 158 us)
+    numpy imported first, then configure()            same as the policy (OpenBLAS re-read)
+
+``configure()`` therefore
+  1. sets ``OPENBLAS_THREAD_TIMEOUT=4`` (OpenBLAS workers sleep after 2**4 polls instead
+     of ~0.1 s) and ``GOMP_SPINCOUNT=10000`` unless the user already set them;
+  2. if an OpenBLAS (pthreads build) was loaded before it ran (numpy/scipy imported
+     first), makes that library re-read its environment (``openblas_read_env``) and
+     stops its workers (``blas_thread_shutdown_``, OpenBLAS's own pre-fork hook); the next
+     BLAS call restarts them with the short timeout;
+  3. if that is impossible (symbols missing, other BLAS builds), numba kernels run serial
+     (``parallel_threshold()`` becomes infinite): serial was 1.0 ms vs 9.9 ms above.
+
+``OMP_WAIT_POLICY`` is left alone (PASSIVE costs an ~80 us wake-up on every parallel
+kernel). The numba threading layer is numba's default choice (tbb > omp > workqueue).
+Kernels below ``parallel_threshold(kind)`` elements run their serial build (figures below).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import sys
+from typing import Any
+
+OPENBLAS_THREAD_TIMEOUT = "4"
+GOMP_SPINCOUNT = "10000"
+
+# Elements from which a kernel runs its parallel build. Median microseconds of one kernel
+# call, float32, serial -> parallel build, in three situations: right after a 256x784 @ 784x512
+# matmul (worker threads asleep), back to back (threads still spinning), and after 200 us of
+# busy Python (the usual gap between ops):
+#
+#                       relu_backward (3 streams)        row sum (1 stream)
+#   elements        after BLAS   warm     gap       after BLAS   warm     gap
+#   65536            27 -> 71    8 -> 6    9 -> 35    14 -> 63    3 -> 4    5 -> 33
+#   131072           50 -> 54   15 -> 8   20 -> 41    21 -> 43    5 -> 5    8 -> 37
+#   262144          101 -> 93  100 -> 17 101 -> 64    40 -> 74   12 -> 9   14 -> 37
+#   524288          210 -> 140 232 -> 100 231 -> 159  76 -> 83   37 -> 15  49 -> 58
+#   1048576         434 -> 246 445 -> 225 442 -> 276 143 -> 125 131 -> 45 133 -> 110
+#
+# Waking the sleeping worker costs 30-60 us, so parallel pays once the serial loop takes
+# ~100 us: 2**18 elements for elementwise kernels, 2**19 for reductions.
+THRESHOLDS: dict[str, int] = {"elementwise": 1 << 18, "reduce": 1 << 19}
+
+_STATE: dict[str, Any] = {"configured": False}
+
+
+def _loaded_libraries(needle: str) -> list[str]:
+    """Paths of shared libraries in this process whose file name contains ``needle``."""
+    paths: list[str] = []
+    if sys.platform.startswith("linux"):
+        try:
+            with open("/proc/self/maps", encoding="utf-8", errors="replace") as f:
+                for line in f:
+                    parts = line.split(None, 5)
+                    if len(parts) == 6:
+                        p = parts[5].strip()
+                        if needle in os.path.basename(p) and p not in paths:
+                            paths.append(p)
+        except OSError:
+            pass
+        return paths
+    try:
+        from threadpoolctl import threadpool_info
+    except ImportError:
+        return paths
+    for info in threadpool_info():
+        p = info.get("filepath", "")
+        if needle in os.path.basename(p) and p not in paths:
+            paths.append(p)
+    return paths
+
+
+def _openblas_parallel_mode(lib: ctypes.CDLL) -> int | None:
+    for sym in (
+        "openblas_get_parallel",
+        "openblas_get_parallel64_",
+        "scipy_openblas_get_parallel64_",
+        "scipy_openblas_get_parallel",
+    ):
+        fn = getattr(lib, sym, None)
+        if fn is not None:
+            fn.restype = ctypes.c_int
+            return int(fn())
+    return None
+
+
+def _reinit_openblas(path: str, timeout: int) -> dict[str, Any]:
+    """Make an already loaded OpenBLAS pick up the thread timeout; report what happened."""
+    rec: dict[str, Any] = {"path": path, "ok": False}
+    try:
+        mode = getattr(os, "RTLD_NOLOAD", 0) | getattr(os, "RTLD_GLOBAL", 0)
+        lib = ctypes.CDLL(path, mode=mode)
+        read_env = lib.openblas_read_env
+        shutdown = lib.blas_thread_shutdown_
+        get_timeout = lib.openblas_thread_timeout
+    except (OSError, AttributeError) as e:
+        rec["error"] = repr(e)
+        return rec
+    get_timeout.restype = ctypes.c_int
+    rec["parallel_mode"] = _openblas_parallel_mode(lib)
+    if rec["parallel_mode"] not in (None, 1):  # 0 = sequential, 2 = OpenMP: no idle spin
+        rec["ok"] = True
+        return rec
+    rec["timeout_before"] = int(get_timeout())
+    if rec["timeout_before"] != timeout:
+        read_env()
+        shutdown()
+    rec["timeout_after"] = int(get_timeout())
+    rec["ok"] = rec["timeout_after"] == timeout
+    return rec
+
+
+def configure() -> dict[str, Any]:
+    """Apply lucid's thread policy; call before numpy is imported when possible. Idempotent.
+
+    Returns ``state()``. Safe to call again after numpy/scipy were imported: an OpenBLAS
+    loaded meanwhile is told to re-read its environment.
+    """
+    os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", OPENBLAS_THREAD_TIMEOUT)
+    os.environ.setdefault("GOMP_SPINCOUNT", GOMP_SPINCOUNT)
+    try:
+        want = int(os.environ["OPENBLAS_THREAD_TIMEOUT"])
+    except ValueError:
+        want = -1
+    blas = []
+    if want >= 0:
+        for p in _loaded_libraries("openblas"):
+            blas.append(_reinit_openblas(p, want))
+    first = not _STATE["configured"]
+    _STATE.update(
+        configured=True,
+        openblas=blas,
+        openblas_protected=all(r["ok"] for r in blas),
+        openblas_thread_timeout=os.environ["OPENBLAS_THREAD_TIMEOUT"],
+        gomp_spincount=os.environ["GOMP_SPINCOUNT"],
+    )
+    if first:
+        _STATE["gomp_preloaded"] = bool(_loaded_libraries("libgomp"))
+    return state()
+
+
+def state() -> dict[str, Any]:
+    """What ``configure`` found and did (for diagnostics and tests)."""
+    return dict(_STATE)
+
+
+def parallel_threshold(kind: str = "reduce") -> float:
+    """Element count from which kernels of ``kind`` ("reduce", "elementwise") go parallel.
+
+    ``LUCID_PARALLEL_THRESHOLD`` overrides every kind; infinite when a spinning BLAS pool could
+    not be tamed (then parallel loops lose far more than they gain: 9.9 vs 1.0 ms above).
+    """
+    env = os.environ.get("LUCID_PARALLEL_THRESHOLD")
+    if env:
+        try:
+            return float(env)
+        except ValueError:
+            pass
+    if _STATE.get("configured") and not _STATE.get("openblas_protected", True):
+        return float("inf")
+    return THRESHOLDS[kind]
+
+
+_THRESHOLD_CACHE: dict[str, float] = {}
+
+
+def use_parallel(n: int, kind: str = "reduce") -> bool:
+    """True when a kernel of ``kind`` over ``n`` elements should run its parallel build."""
+    t = _THRESHOLD_CACHE.get(kind)
+    if t is None:
+        t = _THRESHOLD_CACHE[kind] = parallel_threshold(kind)
+    return n >= t
+
+
+def reset_threshold() -> None:
+    """Forget cached thresholds (after changing ``LUCID_PARALLEL_THRESHOLD`` or ``THRESHOLDS``)."""
+    _THRESHOLD_CACHE.clear()
