@@ -1,0 +1,6 @@
+"""``Module`` under PyTorch's path (``torch.nn.modules.module``)."""
+
+from ..module import Module
+from ..module_state import _IncompatibleKeys
+
+__all__ = ["Module", "_IncompatibleKeys"]
