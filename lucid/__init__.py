@@ -33,6 +33,10 @@ from ._dtype import (
     result_type as _result_type,
 )
 from ._tensor import Size, Tensor
+from .kernels import _threads
+
+_threads.configure()  # before numpy loads OpenBLAS: see lucid/kernels/_threads.py
+
 from ._version import __version__
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .ops import *  # noqa: F403
