@@ -123,8 +123,12 @@ class _ModuleState:
                                            ) -> RemovableHandle:
         """Call ``hook(module, incompatible_keys)`` after a load; it may clear entries of
         ``incompatible_keys.missing_keys`` / ``unexpected_keys`` in place (a strict load
-        then succeeds) and must return None. When the load fails after all, every copy
-        is rolled back.
+        then succeeds) and must return None.
+
+        Deliberate difference from PyTorch (part of the atomic load): post-hooks run once
+        every module has been validated and all values applied, children before parents,
+        so each sees the complete key lists and the loaded values; if the load still fails
+        afterwards, every copy is rolled back.
 
         Example::
 

@@ -1,0 +1,269 @@
+"""load_state_dict: errors, atomicity, sources, identity, assign, overrides and hooks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from nn_util import arr, catch
+
+import lucid
+import lucid.nn as nn
+
+
+def _net(fw, nn_):
+    class Net(nn_.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn_.Linear(4, 3)
+            self.register_buffer("rm", fw.zeros(3))
+            self.register_buffer("np", fw.zeros(1), persistent=False)
+            self.seq = nn_.Sequential(nn_.Linear(3, 3), nn_.ReLU())
+
+    return Net()
+
+
+def _snapshot(net):
+    return {k: (arr(v), v._version) for k, v in net.state_dict(keep_vars=True).items()}
+
+
+def _errors(fw, nn_):
+    net = _net(fw, nn_)
+    good = net.state_dict()
+    bad = dict(good)
+    del bad["rm"]
+    bad["c"] = fw.zeros(1)
+    bad["fc.weight"] = fw.zeros(3, 5)
+    bad["seq.0.bias"] = fw.zeros(4)
+    out = [catch(lambda: net.load_state_dict(bad)),
+           catch(lambda: net.load_state_dict(bad, strict=False)),
+           catch(lambda: net.load_state_dict(good)), str(net.load_state_dict(good))]
+    g2 = dict(good)
+    g2["extra"] = fw.zeros(1)
+    g2["seq.1.weight"] = fw.zeros(1)
+    g2["zz.weight"] = fw.zeros(1)
+    del g2["rm"]
+    r = net.load_state_dict(g2, strict=False)
+    out += [repr(r), repr(r.missing_keys), repr(r.unexpected_keys)]
+    out.append(catch(lambda: net.load_state_dict([1, 2])))
+    g3 = dict(good)
+    g3["rm"] = "abc"
+    out.append(catch(lambda: net.load_state_dict(g3)))
+    g3["rm"] = fw.tensor([1, 2, 3])
+    net.load_state_dict(g3)
+    out.append(repr(net.rm))
+    g3["np"] = fw.zeros(1)
+    out.append(catch(lambda: net.load_state_dict(g3)))
+    s = nn_.Linear(1, 1)
+    s.register_buffer("scalar", fw.tensor(0.0))
+    s.load_state_dict({"weight": fw.ones(1, 1), "bias": fw.ones(1), "scalar": fw.ones(1) * 3})
+    out.append(repr(s.scalar))
+    s.register_buffer("nb", None)
+    out.append(catch(lambda: s.load_state_dict(
+        {"weight": fw.ones(1, 1), "bias": fw.ones(1), "scalar": fw.ones(()), "nb": fw.ones(1)})))
+    return out
+
+
+def test_errors_and_results_match_torch(both):
+    both(_errors)
+
+
+def test_failed_strict_load_is_atomic():
+    net = _net(lucid, nn)
+    before = _snapshot(net)
+    ids = {k: id(v) for k, v in net.state_dict(keep_vars=True).items()}
+    bad = {k: np.full(tuple(v.shape), 9.0) for k, v in net.state_dict().items()}
+    del bad["seq.0.bias"]            # missing
+    bad["extra.weight"] = np.zeros(2)  # unexpected
+    bad["fc.weight"] = np.zeros((3, 5))  # wrong shape
+    with pytest.raises(RuntimeError) as ei:
+        net.load_state_dict(bad)
+    msg = str(ei.value)
+    assert msg.count("Error(s) in loading state_dict for Net") == 1
+    assert 'Missing key(s) in state_dict: "seq.0.bias".' in msg
+    assert 'Unexpected key(s) in state_dict: "extra.weight".' in msg
+    assert "size mismatch for fc.weight: copying a param with shape lucid.Size([3, 5]) from " \
+           "checkpoint, the shape in current model is lucid.Size([3, 4])." in msg
+    after = _snapshot(net)
+    for k, (a, v) in before.items():
+        np.testing.assert_array_equal(after[k][0], a)  # every weight unchanged ...
+        assert after[k][1] == v                        # ... and not even written
+    assert {k: id(v) for k, v in net.state_dict(keep_vars=True).items()} == ids
+
+
+def test_failed_non_strict_load_is_atomic():
+    net = _net(lucid, nn)
+    before = _snapshot(net)
+    sd = {k: np.ones(tuple(v.shape)) for k, v in net.state_dict().items()}
+    sd["seq.0.weight"] = np.ones((2, 2))
+    with pytest.raises(RuntimeError, match="size mismatch for seq.0.weight"):
+        net.load_state_dict(sd, strict=False)
+    for k, (a, _) in before.items():
+        np.testing.assert_array_equal(arr(net.state_dict()[k]), a)
+
+
+def test_load_copies_into_existing_objects():
+    net = _net(lucid, nn)
+    params = list(net.parameters())  # what an optimizer holds
+    w = net.fc.weight
+    v0 = w._version
+    src = _net(lucid, nn)
+    net.load_state_dict(src.state_dict())
+    assert list(net.parameters()) == params and all(
+        a is b for a, b in zip(net.parameters(), params))
+    assert net.fc.weight is w and w._version == v0 + 1 and w.requires_grad
+    np.testing.assert_array_equal(arr(w), arr(src.fc.weight))
+    assert not np.shares_memory(w.detach().numpy(), src.fc.weight.detach().numpy())
+
+
+def test_load_accepts_numpy_lists_and_casts_and_moves():
+    net = nn.Linear(2, 2).to("numpy")
+    b = net.bias
+    sd = {"weight": [[1, 2], [3, 4]], "bias": np.array([0.5, 1.5], dtype=np.float64)}
+    net.load_state_dict(sd)
+    assert net.bias is b and b.dtype == lucid.float32 and b.device == "numpy"
+    np.testing.assert_array_equal(arr(net.weight), [[1.0, 2.0], [3.0, 4.0]])
+    net.load_state_dict({"weight": lucid.ones(2, 2, dtype=lucid.float64), "bias": (1.0, 2.0)})
+    assert net.weight.dtype == lucid.float32 and net.weight.device == "numpy"
+    assert sd["weight"] == [[1, 2], [3, 4]]  # the caller's mapping is untouched
+
+
+def test_load_accepts_torch_tensors(torch):
+    tl = torch.nn.Linear(3, 2)
+    ll = nn.Linear(3, 2)
+    ll.load_state_dict(tl.state_dict())
+    np.testing.assert_array_equal(arr(ll.weight), tl.weight.detach().numpy())
+    with torch.no_grad():
+        tl.bias.copy_(torch.tensor([1.0, 2.0], dtype=torch.float64))
+    ll.load_state_dict({"weight": tl.weight.detach().double(), "bias": tl.bias.bfloat16()})
+    np.testing.assert_allclose(arr(ll.bias), [1.0, 2.0])
+    assert ll.weight.dtype == lucid.float32
+
+
+def test_assign_replaces_objects_and_keeps_requires_grad():
+    net = nn.Linear(2, 2)
+    net.bias.requires_grad_(False)
+    old_w = net.weight
+    sd = {"weight": lucid.ones(2, 2, dtype=lucid.float64), "bias": np.zeros(2, np.float16)}
+    net.load_state_dict(sd, assign=True)
+    assert net.weight is not old_w and isinstance(net.weight, nn.Parameter)
+    assert net.weight.dtype == lucid.float64 and net.weight.requires_grad
+    assert isinstance(net.bias, nn.Parameter) and net.bias.dtype == lucid.float16
+    assert not net.bias.requires_grad
+    m = nn.Module()
+    m.b = nn.Buffer(lucid.zeros(2))
+    m.load_state_dict({"b": lucid.ones(2)}, assign=True)
+    assert isinstance(m.b, nn.Buffer) and arr(m.b).tolist() == [1.0, 1.0]
+
+
+def test_assign_is_atomic_too():
+    net = nn.Linear(2, 2)
+    w = net.weight
+    with pytest.raises(RuntimeError, match="Missing key"):
+        net.load_state_dict({"weight": lucid.ones(2, 2)}, assign=True)
+    assert net.weight is w
+
+
+def test_tied_weights_stay_tied_on_load():
+    net = nn.Sequential(nn.Linear(2, 2), nn.Linear(2, 2))
+    net[1].weight = net[0].weight
+    sd = {k: np.full(tuple(v.shape), 2.0) for k, v in net.state_dict().items()}
+    net.load_state_dict(sd)
+    assert net[1].weight is net[0].weight
+    np.testing.assert_array_equal(arr(net[0].weight), np.full((2, 2), 2.0))
+
+
+def test_load_from_state_dict_override_upgrades_old_versions():
+    class V2(nn.Module):
+        _version = 2
+
+        def __init__(self):
+            super().__init__()
+            self.weight = nn.Parameter(lucid.zeros(2))
+
+        def _load_from_state_dict(self, sd, prefix, meta, strict, missing, unexpected, errs):
+            if meta.get("version", 1) < 2 and prefix + "w" in sd:
+                sd[prefix + "weight"] = sd.pop(prefix + "w")
+            super()._load_from_state_dict(sd, prefix, meta, strict, missing, unexpected, errs)
+
+    net = nn.Sequential(V2())
+    old = {"0.w": np.ones(2)}  # a version-1 checkpoint (no metadata)
+    net.load_state_dict(old)
+    assert arr(net[0].weight).tolist() == [1.0, 1.0]
+    assert list(old) == ["0.w"]  # caller's dict untouched
+    new = net.state_dict()
+    assert new._metadata["0"] == {"version": 2}
+    new["0.weight"] = lucid.full((2,), 3.0)
+    net.load_state_dict(new)
+    assert arr(net[0].weight).tolist() == [3.0, 3.0]
+
+
+def test_load_pre_hook_can_rename_keys():
+    fc = nn.Linear(1, 1)
+    seen = []
+
+    def rename(module, sd, prefix, meta, strict, missing, unexpected, errors):
+        seen.append(module is fc)
+        if prefix + "w" in sd:
+            sd[prefix + "weight"] = sd.pop(prefix + "w")
+
+    h = fc.register_load_state_dict_pre_hook(rename)
+    fc.load_state_dict({"w": [[5.0]], "bias": [1.0]})
+    assert seen == [True] and arr(fc.weight).tolist() == [[5.0]]
+    h.remove()
+    with pytest.raises(RuntimeError, match='Unexpected key\\(s\\) in state_dict: "w"'):
+        fc.load_state_dict({"w": [[5.0]], "bias": [1.0]})
+
+
+def test_post_hook_clearing_keys_makes_a_strict_load_pass():
+    fc = nn.Linear(1, 1)
+    calls = []
+
+    def post(module, keys):
+        calls.append((list(keys.missing_keys), arr(module.weight).tolist()))
+        keys.missing_keys.clear()
+
+    fc.register_load_state_dict_post_hook(post)
+    r = fc.load_state_dict({"weight": [[4.0]]})
+    assert calls == [(["bias"], [[4.0]])]  # the hook sees the loaded values
+    assert str(r) == "<All keys matched successfully>"
+
+
+def test_failed_load_after_post_hooks_rolls_back():
+    fc = nn.Linear(1, 1)
+    w0 = arr(fc.weight)
+    v0 = fc.weight._version
+    fc.register_load_state_dict_post_hook(lambda m, keys: None)
+    with pytest.raises(RuntimeError, match='Missing key\\(s\\) in state_dict: "bias"'):
+        fc.load_state_dict({"weight": [[4.0]]})
+    np.testing.assert_array_equal(arr(fc.weight), w0)
+    assert fc.weight._version == v0
+    fc2 = nn.Linear(1, 1)
+    fc2.register_load_state_dict_post_hook(lambda m, keys: 1)
+    with pytest.raises(AssertionError, match="not expected to return new values"):
+        fc2.load_state_dict({"weight": [[4.0]], "bias": [1.0]})
+
+
+def test_load_hook_order():
+    """Deliberate difference: pre-hooks run during validation (in traversal order, as in
+    PyTorch), post-hooks only after every module validated and the values were applied
+    (children before parents), so each post-hook sees the complete key lists."""
+    out = []
+    net = nn.Sequential(nn.Linear(1, 1), nn.Sequential(nn.Linear(1, 1)))
+    for name, m in net.named_modules():
+        m.register_load_state_dict_post_hook(
+            lambda m, keys, name=name: out.append(f"post {name!r} {keys.missing_keys}"))
+        m.register_load_state_dict_pre_hook(
+            lambda m, sd, prefix, *a, name=name: out.append(f"pre {name!r} {prefix!r}"))
+    net.load_state_dict({"0.weight": lucid.ones(1, 1)}, strict=False)
+    missing = ["0.bias", "1.0.weight", "1.0.bias"]
+    assert out == ["pre '' ''", "pre '0' '0.'", "pre '1' '1.'", "pre '1.0' '1.0.'",
+                   f"post '0' {missing}", f"post '1.0' {missing}", f"post '1' {missing}",
+                   f"post '' {missing}"]
+
+
+def test_direct_load_from_state_dict_applies_at_once():
+    fc = nn.Linear(1, 1)
+    missing, unexpected, errors = [], [], []
+    fc._load_from_state_dict({"weight": lucid.ones(1, 1)}, "", {}, True, missing, unexpected,
+                             errors)
+    assert arr(fc.weight).tolist() == [[1.0]] and missing == ["bias"]
