@@ -164,7 +164,10 @@ def var(
     dof = n - correction
     inv_dof = 1.0 / dof if dof > 0 else math.inf
     out = plan.alloc(x.dtype)
-    _launch(K.var_last, K.var_mid, plan, out, inv_dof)
+    if n == 0:
+        out.fill(np.nan)
+    else:
+        _launch(K.var_last, K.var_mid, plan, out, inv_dof)
     return plan.finish(out, keepdims)
 
 

@@ -1,0 +1,94 @@
+"""Thread policy: environment defaults, respecting the user's, and taming an already loaded BLAS."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from lucid.kernels import _threads
+
+# Loads _threads.py by path so that nothing (numpy included) is imported before configure().
+_LOAD = f"""
+import importlib.util, json, os, sys
+spec = importlib.util.spec_from_file_location("lt", {_threads.__file__!r})
+T = importlib.util.module_from_spec(spec); spec.loader.exec_module(T)
+"""
+assert Path(_threads.__file__).name == "_threads.py"
+
+_TIMEOUTS = """
+import ctypes
+def timeouts():
+    return [ctypes.CDLL(p).openblas_thread_timeout() for p in T._loaded_libraries("openblas")]
+"""
+
+
+def test_policy_before_numpy(run_py) -> None:
+    code = (
+        _LOAD
+        + _TIMEOUTS
+        + """
+assert "numpy" not in sys.modules
+st = T.configure()
+import numpy as np
+a = np.ones((300, 300)); (a @ a).sum()
+print(json.dumps({"env": [os.environ["OPENBLAS_THREAD_TIMEOUT"], os.environ["GOMP_SPINCOUNT"]],
+                  "reinit": st["openblas"], "timeouts": timeouts()}))
+"""
+    )
+    out = json.loads(run_py(code, isolated=False))
+    assert out["env"] == [_threads.OPENBLAS_THREAD_TIMEOUT, _threads.GOMP_SPINCOUNT]
+    assert out["reinit"] == []  # nothing loaded yet, nothing to patch
+    assert out["timeouts"] and set(out["timeouts"]) == {4}
+
+
+def test_policy_after_numpy_was_imported(run_py) -> None:
+    code = (
+        _LOAD
+        + _TIMEOUTS
+        + """
+import numpy as np
+a = np.random.default_rng(0).standard_normal((300, 300)); ref = a @ a
+before = timeouts()
+st = T.configure()
+print(json.dumps({"before": before, "after": timeouts(), "state": st,
+                  "same": bool(((a @ a) == ref).all())}))
+"""
+    )
+    out = json.loads(run_py(code, isolated=False))
+    if not out["state"]["openblas"]:
+        pytest.skip("numpy is not linked against OpenBLAS here")
+    assert set(out["before"]) == {0} and set(out["after"]) == {4}
+    assert out["state"]["openblas_protected"] and out["same"]
+
+
+def test_user_settings_win(run_py) -> None:
+    code = (
+        _LOAD
+        + """
+st = T.configure()
+print(json.dumps([os.environ["OPENBLAS_THREAD_TIMEOUT"], os.environ["GOMP_SPINCOUNT"]]))
+"""
+    )
+    env = {"OPENBLAS_THREAD_TIMEOUT": "7", "GOMP_SPINCOUNT": "123"}
+    assert json.loads(run_py(code, env, isolated=False)) == ["7", "123"]
+
+
+def test_threshold_override(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LUCID_PARALLEL_THRESHOLD", "10")
+    _threads.reset_threshold()
+    try:
+        assert _threads.use_parallel(10) and not _threads.use_parallel(9)
+        assert _threads.use_parallel(10, "elementwise")
+    finally:
+        monkeypatch.delenv("LUCID_PARALLEL_THRESHOLD")
+        _threads.reset_threshold()
+    assert _threads.parallel_threshold("reduce") == _threads.THRESHOLDS["reduce"]
+    assert not _threads.use_parallel(1000, "elementwise")
+
+
+def test_unprotected_blas_forces_serial(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(_threads._STATE, "openblas_protected", False)
+    monkeypatch.delenv("LUCID_PARALLEL_THRESHOLD", raising=False)
+    assert _threads.parallel_threshold() == float("inf")
