@@ -202,10 +202,10 @@ def _snapshot(t: Tensor) -> Tensor:
 def _assigned(param: Tensor, value: Any, arr: Any, src: Any) -> tuple[Tensor, bool | None]:
     """The object ``assign=True`` installs for ``param``, and the requires_grad to give it."""
     if isinstance(value, Tensor):
-        t = value
+        t = value if tuple(value.shape) == tuple(arr.shape) else _make(arr, src, False, None)
     else:
         be = param._be
-        t = _make(_convert(arr, src, be, None), be, False, None)
+        t = _make(_convert(np.array(arr), src, be, None), be, False, None)  # never alias input
     if isinstance(param, Parameter):
         if param.requires_grad and not t.dtype.is_floating_point:
             raise RuntimeError(

@@ -81,9 +81,6 @@ class Parameter(Tensor):
         memo[id(self)] = new
         return new
 
-    def __reduce_ex__(self, proto: Any) -> Any:
-        raise TypeError("lucid tensors are not pickled; use lucid.save / state_dict instead")
-
 
 class Buffer(Tensor):
     """A Tensor that a ``Module`` registers as a buffer (state that is not trained, such as a
@@ -134,6 +131,3 @@ class Buffer(Tensor):
                 "train it"
             )
         return self
-
-    def __reduce_ex__(self, proto: Any) -> Any:
-        raise TypeError("lucid tensors are not pickled; use lucid.save / state_dict instead")

@@ -267,3 +267,39 @@ def test_direct_load_from_state_dict_applies_at_once():
     fc._load_from_state_dict({"weight": lucid.ones(1, 1)}, "", {}, True, missing, unexpected,
                              errors)
     assert arr(fc.weight).tolist() == [[1.0]] and missing == ["bias"]
+
+
+def test_load_accepts_anything_with_array_and_scalars():
+    class ArrayLike:
+        def __array__(self, dtype=None, copy=None):
+            return np.full((1, 1), 3.0)
+
+    fc = nn.Linear(1, 1)
+    fc.load_state_dict({"weight": ArrayLike(), "bias": [2.0]})
+    assert arr(fc.weight).tolist() == [[3.0]] and arr(fc.bias).tolist() == [2.0]
+    m = nn.Module()
+    m.register_buffer("s", lucid.tensor(0.0))
+    m.load_state_dict({"s": 4.0})
+    assert float(m.s) == 4.0
+    m.load_state_dict({"s": np.array([5.0])})  # shape (1,) into a 0-d tensor, as PyTorch
+    assert float(m.s) == 5.0 and tuple(m.s.shape) == ()
+
+
+def test_assign_never_aliases_a_numpy_checkpoint():
+    a = np.ones(2, np.float32)
+    m = nn.Module()
+    m.p = nn.Parameter(lucid.zeros(2))
+    m.load_state_dict({"p": a}, assign=True)
+    a[0] = 7.0
+    assert arr(m.p).tolist() == [1.0, 1.0]
+    m.s = nn.Parameter(lucid.tensor(0.0))
+    m.load_state_dict({"p": a, "s": lucid.tensor([5.0])}, assign=True)
+    assert tuple(m.s.shape) == () and float(m.s) == 5.0
+
+
+def test_load_rejects_int_checkpoint_for_trainable_param_with_assign():
+    fc = nn.Linear(1, 1)
+    w = fc.weight
+    with pytest.raises(RuntimeError, match="floating point"):
+        fc.load_state_dict({"weight": lucid.tensor([[1]]), "bias": [0.0]}, assign=True)
+    assert fc.weight is w

@@ -143,3 +143,17 @@ def test_extra_state_round_trip():
     assert nn.Linear(1, 1).load_state_dict(
         {"weight": np.ones((1, 1)), "bias": np.ones(1), "_extra_state": 1},
         strict=False).unexpected_keys == ["_extra_state"]
+
+
+def test_save_to_state_dict_is_overridable():
+    class Packed(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = nn.Parameter(lucid.zeros(2))
+
+        def _save_to_state_dict(self, destination, prefix, keep_vars):
+            super()._save_to_state_dict(destination, prefix, keep_vars)
+            destination[prefix + "a_sum"] = self.a.detach().sum()
+
+    sd = nn.Sequential(Packed()).state_dict()
+    assert list(sd) == ["0.a", "0.a_sum"]
