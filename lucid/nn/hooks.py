@@ -47,7 +47,12 @@ class RemovableHandle:
         self.extra_dict_ref = tuple(weakref.ref(d) for d in extra_dict)
 
     def remove(self) -> None:
-        """Unregister the hook (a no-op when it is already gone)."""
+        """Unregister the hook (a no-op when it is already gone).
+
+        Example::
+
+            handle.remove()
+        """
         for ref in (self.hooks_dict_ref, *self.extra_dict_ref):
             d = ref()
             if d is not None and self.id in d:

@@ -181,7 +181,12 @@ class Module(_ModuleTree, _ModuleCall, _ModuleState, _ModuleApply):
         self._modules[name] = module
 
     def register_module(self, name: str, module: Module | None) -> None:
-        """Alias of ``add_module``."""
+        """Alias of ``add_module``.
+
+        Example::
+
+            self.register_module("fc", nn.Linear(4, 2))
+        """
         self.add_module(name, module)
 
     # ---- attribute routing -----------------------------------------------------------------

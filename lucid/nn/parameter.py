@@ -124,7 +124,12 @@ class Buffer(Tensor):
         pass
 
     def requires_grad_(self, requires_grad: bool = True) -> Buffer:
-        """Buffers never require grad; ``requires_grad_(True)`` raises."""
+        """Buffers never require grad; ``requires_grad_(True)`` raises.
+
+        Example::
+
+            buf.requires_grad_(False)
+        """
         if requires_grad:
             raise RuntimeError(
                 "a Buffer never requires grad; register the tensor as an nn.Parameter to "

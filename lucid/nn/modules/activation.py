@@ -25,9 +25,21 @@ class ReLU(Module):
         self.inplace = inplace
 
     def forward(self, input: Tensor) -> Tensor:
+        """Apply ReLU.
+
+        Example::
+
+            nn.ReLU()(lucid.tensor([-1.0, 2.0]))
+        """
         return F.relu(input, inplace=self.inplace)
 
     def extra_repr(self) -> str:
+        """The text inside this module's repr.
+
+        Example::
+
+            nn.ReLU(inplace=True).extra_repr()      # "inplace=True"
+        """
         return "inplace=True" if self.inplace else ""
 
 
@@ -40,6 +52,12 @@ class Sigmoid(Module):
     """
 
     def forward(self, input: Tensor) -> Tensor:
+        """Apply the logistic sigmoid.
+
+        Example::
+
+            nn.Sigmoid()(lucid.zeros(2))
+        """
         return F.sigmoid(input)
 
 
@@ -52,4 +70,10 @@ class Tanh(Module):
     """
 
     def forward(self, input: Tensor) -> Tensor:
+        """Apply tanh.
+
+        Example::
+
+            nn.Tanh()(lucid.zeros(2))
+        """
         return F.tanh(input)

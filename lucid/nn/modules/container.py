@@ -128,6 +128,12 @@ class Sequential(Module):
         return iter(self._modules.values())
 
     def forward(self, input: Any) -> Any:
+        """Run the modules in order, each on the previous output.
+
+        Example::
+
+            nn.Sequential(nn.Linear(4, 2), nn.ReLU())(lucid.randn(3, 4))
+        """
         for module in self:
             input = module(input)
         return input

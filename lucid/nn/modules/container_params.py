@@ -103,6 +103,12 @@ class ParameterList(Module):
         return self
 
     def extra_repr(self) -> str:
+        """One line per entry: its kind, dtype and size.
+
+        Example::
+
+            print(nn.ParameterList([lucid.zeros(2)]))
+        """
         return "\n".join(_param_line(k, p, False) for k, p in enumerate(self))
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -285,6 +291,12 @@ class ParameterDict(Module):
                 self[p[0]] = p[1]
 
     def extra_repr(self) -> str:
+        """One line per entry: its kind, type and size.
+
+        Example::
+
+            print(nn.ParameterDict({"w": lucid.zeros(2)}))
+        """
         return "\n".join(_param_line(k, p, True) for k, p in self.items())
 
     def __call__(self, input: Any) -> Any:

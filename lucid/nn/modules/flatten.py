@@ -28,9 +28,21 @@ class Flatten(Module):
         self.end_dim = end_dim
 
     def forward(self, input: Tensor) -> Tensor:
+        """Flatten the configured dims.
+
+        Example::
+
+            nn.Flatten()(lucid.zeros(8, 2, 3))
+        """
         return input.flatten(self.start_dim, self.end_dim)  # type: ignore[attr-defined]
 
     def extra_repr(self) -> str:
+        """The text inside this module's repr.
+
+        Example::
+
+            nn.Flatten().extra_repr()      # "start_dim=1, end_dim=-1"
+        """
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
 
 
@@ -63,7 +75,19 @@ class Unflatten(Module):
                         f"{type(input).__name__}")
 
     def forward(self, input: Tensor) -> Tensor:
+        """Split the configured dim.
+
+        Example::
+
+            nn.Unflatten(1, (2, 3))(lucid.zeros(8, 6))
+        """
         return input.unflatten(self.dim, self.unflattened_size)  # type: ignore[attr-defined]
 
     def extra_repr(self) -> str:
+        """The text inside this module's repr.
+
+        Example::
+
+            nn.Unflatten(1, (2, 3)).extra_repr()
+        """
         return f"dim={self.dim}, unflattened_size={self.unflattened_size}"

@@ -27,6 +27,12 @@ class Identity(Module):
         super().__init__()
 
     def forward(self, input: Tensor) -> Tensor:
+        """Return ``input``.
+
+        Example::
+
+            nn.Identity()(x) is x
+        """
         return input
 
 
@@ -75,8 +81,20 @@ class Linear(Module):
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input: Tensor) -> Tensor:
+        """``input @ weight.T + bias``.
+
+        Example::
+
+            nn.Linear(4, 3)(lucid.randn(8, 4))
+        """
         return F.linear(input, self.weight, self.bias)
 
     def extra_repr(self) -> str:
+        """The text inside this module's repr.
+
+        Example::
+
+            nn.Linear(4, 3).extra_repr()   # "in_features=4, out_features=3, bias=True"
+        """
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
                 f"bias={self.bias is not None}")
