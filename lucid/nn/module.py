@@ -192,10 +192,15 @@ class Module(_ModuleTree, _ModuleCall, _ModuleState, _ModuleApply):
     # ---- attribute routing -----------------------------------------------------------------
     def __getattr__(self, name: str) -> Any:
         d = self.__dict__
-        for reg in ("_parameters", "_buffers", "_modules"):
-            r = d.get(reg)
-            if r is not None and name in r:
-                return r[name]
+        r = d.get("_parameters")
+        if r is not None and name in r:
+            return r[name]
+        r = d.get("_buffers")
+        if r is not None and name in r:
+            return r[name]
+        r = d.get("_modules")
+        if r is not None and name in r:
+            return r[name]
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __setattr__(self, name: str, value: Any) -> None:

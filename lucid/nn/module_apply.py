@@ -120,7 +120,9 @@ class _ModuleApply:
         Forms: ``to(device)``, ``to(dtype)``, ``to(device, dtype)``, ``to(tensor)`` (its
         device and dtype), with keywords ``device=``, ``dtype=``, ``non_blocking=``. Only
         floating-point tensors are cast; integer buffers only move. Plain tensor attributes
-        (not registered) are left alone.
+        (not registered) are left alone. Every Parameter and Buffer object (and its
+        ``.grad``) keeps its identity and gets new data; PyTorch keeps parameters too but
+        replaces buffer objects.
 
         Example::
 
