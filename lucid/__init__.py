@@ -106,3 +106,7 @@ def broadcast_shapes(*shapes: object) -> Size:
     from .ops._util import broadcast_shapes as _bs
 
     return Size(_bs(*shapes))  # type: ignore[arg-type]
+
+
+from . import nn  # noqa: E402
+from .serialization import load, load_file, save, save_file  # noqa: E402

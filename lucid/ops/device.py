@@ -100,5 +100,5 @@ def type_as(self: Tensor, other: Tensor) -> Tensor:
 
 def type(self: Tensor, dtype: Any = None) -> Any:  # noqa: A001
     if dtype is None:
-        return f"lucid.{self.dtype.name}"
+        return f"lucid.{_dtype.torch_name(self.dtype)}Tensor"
     return cast(self, _dtype.to_dtype(dtype))

@@ -10,8 +10,11 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor, _make
+from ..autograd import grad_mode
 from ..backend import get_backend
 from ._util import shape_arg
+
+_grad_on = grad_mode._enabled
 
 
 class Generator:
@@ -187,7 +190,8 @@ def _inplace_sampler(fn: Any) -> Any:
     def f(self: Tensor, *args: Any, generator: Generator | None = None, **kw: Any) -> Tensor:
         from .inplace import _check_leaf
 
-        _check_leaf(self) if self._rg else None
+        if self._rg and _grad_on[0]:
+            _check_leaf(self)
         src = fn(self, *args, generator=generator, **kw)
         self._data = self._be.assign(self._data, src._data)
         self._vc[0] += 1
