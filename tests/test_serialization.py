@@ -1,0 +1,203 @@
+"""Checkpoints: round trips, atomic writes, plain safetensors, and hostile files."""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import struct
+from collections import OrderedDict
+
+import numpy as np
+import pytest
+
+import lucid
+import lucid.nn as nn
+from lucid.serialization import CheckpointError
+
+
+def _model() -> nn.Module:
+    lucid.manual_seed(0)
+    return nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))
+
+
+def test_round_trip_nested(tmp_path):
+    t = lucid.randn(2, 3)
+    i = lucid.arange(5)
+    obj = {"t": t, "i": i, "n": 3, "f": 0.5, "s": "x", "none": None, "b": True,
+           "tup": (1, 2.0, "z"), "lst": [t, {"k": i}], "inf": float("inf"),
+           "ints": {0: {"step": 4}, 1: {}}, "arr": np.arange(4, dtype=np.int32)}
+    p = tmp_path / "a.lucid"
+    lucid.save(obj, p)
+    got = lucid.load(p)
+    np.testing.assert_array_equal(got["t"].numpy(), t.numpy())
+    assert got["t"].dtype == lucid.float32 and got["i"].dtype == lucid.int64
+    assert got["n"] == 3 and got["f"] == 0.5 and got["s"] == "x" and got["none"] is None
+    assert got["b"] is True and got["tup"] == (1, 2.0, "z") and got["inf"] == float("inf")
+    assert got["ints"] == {0: {"step": 4}, 1: {}}
+    assert got["lst"][0] is got["t"]  # one tensor saved once, shared on load
+    assert isinstance(got["arr"], np.ndarray) and got["arr"].dtype == np.int32
+
+
+def test_requires_grad_and_state_dict_metadata(tmp_path):
+    m = _model()
+    sd = m.state_dict()
+    w = lucid.randn(3, requires_grad=True)
+    lucid.save({"sd": sd, "w": w}, tmp_path / "m.lucid")
+    got = lucid.load(tmp_path / "m.lucid")
+    assert isinstance(got["sd"], OrderedDict)
+    assert list(got["sd"].keys()) == list(sd.keys())
+    assert got["sd"]._metadata == sd._metadata
+    assert got["w"].requires_grad
+    m2 = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))
+    m2.load_state_dict(got["sd"])
+    x = lucid.randn(5, 3)
+    np.testing.assert_array_equal(m(x).detach().numpy(), m2(x).detach().numpy())
+
+
+def test_file_object(tmp_path):
+    import io
+
+    buf = io.BytesIO()
+    lucid.save({"a": lucid.ones(2)}, buf)
+    buf.seek(0)
+    assert lucid.load(buf)["a"].tolist() == [1.0, 1.0]
+
+
+def test_atomic_write_keeps_old_file_on_failure(tmp_path):
+    p = tmp_path / "ck.lucid"
+    lucid.save({"a": lucid.ones(2)}, p)
+    before = p.read_bytes()
+    with pytest.raises(TypeError, match="cannot store an object of type object"):
+        lucid.save({"a": lucid.zeros(2), "bad": object()}, p)
+    assert p.read_bytes() == before
+    assert [f.name for f in tmp_path.iterdir()] == ["ck.lucid"]  # no temporary left behind
+
+
+def test_atomic_write_survives_crash_mid_write(tmp_path, monkeypatch):
+    p = tmp_path / "ck.lucid"
+    lucid.save({"a": lucid.ones(3)}, p)
+    before = p.read_bytes()
+
+    def boom(*a, **k):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "fsync", boom)
+    with pytest.raises(OSError, match="disk full"):
+        lucid.save({"a": lucid.zeros(3)}, p)
+    monkeypatch.undo()
+    assert p.read_bytes() == before
+    assert lucid.load(p)["a"].tolist() == [1.0, 1.0, 1.0]
+
+
+def test_plain_safetensors_round_trip(tmp_path):
+    ts = {"w": lucid.randn(2, 2), "b": lucid.arange(3), "m": lucid.tensor([True, False])}
+    lucid.save_file(ts, tmp_path / "w.safetensors", metadata={"note": "x"})
+    got = lucid.load_file(tmp_path / "w.safetensors")
+    assert set(got) == set(ts)
+    for k in ts:
+        np.testing.assert_array_equal(got[k].numpy(), ts[k].numpy())
+        assert got[k].dtype == ts[k].dtype
+
+
+def test_safetensors_layout_is_standard(tmp_path):
+    lucid.save_file({"x": lucid.tensor([1.0, 2.0])}, tmp_path / "x.st")
+    raw = (tmp_path / "x.st").read_bytes()
+    (n,) = struct.unpack("<Q", raw[:8])
+    header = json.loads(raw[8:8 + n])
+    assert header["x"] == {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}
+    assert np.frombuffer(raw[8 + n:], "<f4").tolist() == [1.0, 2.0]
+
+
+def test_torch_safetensors_interop(tmp_path):
+    st = pytest.importorskip("safetensors.torch")
+    torch = pytest.importorskip("torch")
+    st.save_file({"w": torch.arange(6, dtype=torch.float32).reshape(2, 3)}, tmp_path / "t.st")
+    got = lucid.load_file(tmp_path / "t.st")
+    assert got["w"].tolist() == [[0, 1, 2], [3, 4, 5]]
+    lucid.save_file({"v": lucid.ones(2, dtype=lucid.float64)}, tmp_path / "l.st")
+    assert st.load_file(str(tmp_path / "l.st"))["v"].tolist() == [1.0, 1.0]
+
+
+class _Evil:
+    ran = False
+
+    def __reduce__(self):
+        return (exec, ("_Evil.ran = True",))
+
+
+@pytest.mark.parametrize("payload", [
+    pickle.dumps({"a": 1}),
+    pickle.dumps(_Evil()),
+    b"PK\x03\x04" + b"\x00" * 40,
+], ids=["pickle", "pickle-exec", "zip"])
+def test_refuses_pickles(tmp_path, payload):
+    p = tmp_path / "evil.pt"
+    p.write_bytes(payload)
+    with pytest.raises(CheckpointError, match="(pickle|zip archive)"):
+        lucid.load(p)
+    assert not _Evil.ran
+
+
+def test_refuses_torch_save(tmp_path):
+    torch = pytest.importorskip("torch")
+    torch.save({"a": torch.ones(2)}, tmp_path / "t.pt")
+    with pytest.raises(CheckpointError, match="zip archive"):
+        lucid.load(tmp_path / "t.pt")
+
+
+def _good(tmp_path) -> bytes:
+    lucid.save({"a": lucid.ones(4), "b": 2}, tmp_path / "g.lucid")
+    return (tmp_path / "g.lucid").read_bytes()
+
+
+def test_truncated(tmp_path):
+    raw = _good(tmp_path)
+    for cut in (4, 20, len(raw) - 3):
+        (tmp_path / "t").write_bytes(raw[:cut])
+        with pytest.raises(CheckpointError, match="(truncated|too short|invalid header)"):
+            lucid.load(tmp_path / "t")
+
+
+def test_wrong_header(tmp_path):
+    raw = _good(tmp_path)
+    bad = struct.pack("<Q", 10**12) + raw[8:]
+    (tmp_path / "h").write_bytes(bad)
+    with pytest.raises(CheckpointError, match="invalid header"):
+        lucid.load(tmp_path / "h")
+    (tmp_path / "g").write_bytes(b"hello world, not a checkpoint at all")
+    with pytest.raises(CheckpointError):
+        lucid.load(tmp_path / "g")
+
+
+def _rewrite_header(raw: bytes, edit) -> bytes:
+    (n,) = struct.unpack("<Q", raw[:8])
+    header = json.loads(raw[8:8 + n])
+    edit(header)
+    new = json.dumps(header).encode()
+    return struct.pack("<Q", len(new)) + new + raw[8 + n:]
+
+
+@pytest.mark.parametrize("edit,match", [
+    (lambda h: h["0"].update(dtype="X9"), "unsupported dtype"),
+    (lambda h: h["0"].update(shape=[5]), "needs 20 bytes"),
+    (lambda h: h["0"].update(shape=[-4]), "invalid shape"),
+    (lambda h: h["0"].update(data_offsets=[8, 4]), "invalid data offsets"),
+    (lambda h: h["0"].update(data_offsets=[0, 400], shape=[100]), "truncated"),
+    (lambda h: h["__metadata__"].update(structure='{"__tensor__": "9"}'), "missing tensor"),
+    (lambda h: h["__metadata__"].update(structure='{"__evil__": 1}'), "corrupted structure"),
+    (lambda h: h["__metadata__"].update(structure="{not json"), "corrupted structure"),
+])
+def test_corrupted_entries(tmp_path, edit, match):
+    raw = _rewrite_header(_good(tmp_path), edit)
+    (tmp_path / "c").write_bytes(raw)
+    with pytest.raises(CheckpointError, match=match):
+        lucid.load(tmp_path / "c")
+
+
+def test_map_location(tmp_path):
+    lucid.save({"a": lucid.ones(2)}, tmp_path / "m")
+    got = lucid.load(tmp_path / "m", map_location="numpy")
+    assert got["a"].device == "numpy"
+    got = lucid.load(tmp_path / "m", map_location={"cpu": "numpy"})
+    assert got["a"].device == "numpy"
