@@ -54,6 +54,8 @@ def _check(x: np.ndarray) -> np.ndarray:
 def _axes(ndim: int, axis: Axis) -> tuple[int, ...]:
     if axis is None:
         return tuple(range(ndim))
+    if isinstance(axis, int) and -ndim <= axis < ndim:
+        return (axis % ndim,)
     items = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
     out = []
     for a in items:
@@ -70,12 +72,21 @@ def _axes(ndim: int, axis: Axis) -> tuple[int, ...]:
 class _Plan:
     """x as a C-contiguous (outer, n, inner) array plus how to put the result back."""
 
-    __slots__ = ("x3", "kept", "out_shape", "keep_shape")
+    __slots__ = ("x3", "kept", "shape", "axes", "out_shape")
 
     def __init__(self, x: np.ndarray, axes: tuple[int, ...]) -> None:
-        nd = x.ndim
+        shape = self.shape = x.shape
+        self.axes = axes
+        nd = len(shape)
+        if x.flags.c_contiguous and (not axes or axes[-1] - axes[0] == len(axes) - 1):
+            # fast path: reduced axes already one contiguous block of a C array
+            a = axes[0] if axes else nd
+            b = axes[-1] + 1 if axes else nd
+            self.x3 = x.reshape(math.prod(shape[:a]), math.prod(shape[a:b]), math.prod(shape[b:]))
+            self.kept = None
+            self.out_shape = shape[:a] + shape[b:]
+            return
         red = set(axes)
-        shape = x.shape
         if x.flags.c_contiguous:
             order = list(range(nd))
             xp = x
@@ -102,9 +113,8 @@ class _Plan:
             self.x3 = xt.reshape(
                 math.prod(shape[d] for d in kept), math.prod(shape[d] for d in red), 1
             )
-        self.kept = kept
-        self.out_shape = tuple(shape[d] for d in range(nd) if d not in red)
-        self.keep_shape = tuple(1 if d in red else shape[d] for d in range(nd))
+        self.kept = None if kept == sorted(kept) else kept
+        self.out_shape = tuple(n for d, n in enumerate(shape) if d not in red)
 
     @property
     def n(self) -> int:
@@ -115,11 +125,14 @@ class _Plan:
         return np.empty((outer, inner), dtype)
 
     def finish(self, res: np.ndarray, keepdims: bool) -> np.ndarray:
-        kept = self.kept
-        if kept != sorted(kept):
-            sizes = [self.keep_shape[d] for d in kept]
-            res = np.ascontiguousarray(res.reshape(sizes).transpose(np.argsort(kept)))
-        return res.reshape(self.keep_shape if keepdims else self.out_shape)
+        shape, axes = self.shape, self.axes
+        if self.kept is not None:  # kernel wrote kept dims in memory order: restore axis order
+            kept = self.kept
+            res = res.reshape([shape[d] for d in kept]).transpose(np.argsort(kept))
+            res = np.ascontiguousarray(res)
+        if keepdims:
+            return res.reshape(tuple(1 if d in axes else n for d, n in enumerate(shape)))
+        return res.reshape(self.out_shape)
 
 
 def _launch(last: tuple, mid: tuple, plan: _Plan, out: np.ndarray, arg: object) -> None:
@@ -199,10 +212,8 @@ def _arg(x: np.ndarray, axis: int | None, keepdims: bool, is_min: bool) -> np.nd
     if axis is None:
         flat = np.ascontiguousarray(x).reshape(1, x.size, 1)
         plan = _Plan(flat, (1,))
-        keep_shape = (1,) * x.ndim
     else:
         plan = _Plan(x, _axes(x.ndim, operator.index(axis)))
-        keep_shape = plan.keep_shape
     out = plan.alloc(np.dtype(np.int64))
     if plan.n == 0:
         if out.size:
@@ -211,7 +222,7 @@ def _arg(x: np.ndarray, axis: int | None, keepdims: bool, is_min: bool) -> np.nd
     else:
         _launch(K.arg_last, K.arg_mid, plan, out, is_min)
     if axis is None:
-        return out.reshape(keep_shape if keepdims else ())
+        return out.reshape((1,) * x.ndim if keepdims else ())
     return plan.finish(out, keepdims)
 
 
