@@ -30,9 +30,12 @@ class Op:
     ``backward(grad) -> grad or tuple of grads`` (one per positional input, None allowed).
 
     Tensor inputs arrive in ``forward`` as backend arrays; other positional inputs (Python
-    numbers, index tuples) arrive as they are and never receive a gradient. Arrays that the
-    backward needs go in ``self.saved`` (a tuple); ``saves_output`` marks ops whose backward
-    uses the output. ``is_view`` marks ops whose output may alias the first input.
+    numbers, index tuples) arrive as they are and never receive a gradient. ``self.parents``
+    is set before ``forward`` runs (None where no gradient is wanted), so a forward can save
+    only what the wanted gradients need. Arrays that the backward needs go in ``self.saved``
+    (a tuple); backward checks that no input or output saved there (by identity) was changed
+    in place since. ``saves_output`` marks ops whose backward uses a view of the output that
+    is not itself in ``saved``. ``is_view`` marks ops whose output may alias the first input.
     """
 
     saved: tuple = ()
@@ -66,14 +69,27 @@ class Op:
                 datas.append(a)
                 parents.append(None)
         fn.be = be
+        fn.parents = parents
         out = fn.forward(*datas, **params)
         if need and _grad_on[0]:
-            fn.parents = parents
             t = _make(out, be, True, fn)
-            if fn.saved:
-                vcs = [(a._vc, a._vc[0]) for a in args if isinstance(a, Tensor)]
+            saved = fn.saved
+            if saved:
+                vcs = []
+                for a in args:
+                    if isinstance(a, Tensor):
+                        d = a._data
+                        for s in saved:
+                            if s is d:
+                                vcs.append((a._vc, a._vc[0]))
+                                break
                 if cls.saves_output:
                     vcs.append((t._vc, 0))
+                else:
+                    for s in saved:
+                        if s is out:
+                            vcs.append((t._vc, 0))
+                            break
                 fn._vcs = vcs
         else:
             t = _make(out, be, False, None)
@@ -160,7 +176,8 @@ class _UserFunctionOp(Op):
         if not isinstance(out, Tensor):
             raise TypeError(f"{fcls.__name__}.forward must return a single Tensor")
         self.ctx, self.fcls, self.nargs = ctx, fcls, len(targs)
-        self.saved = (out._data,)  # keeps the in-place check on the inputs
+        # the saved tensors' arrays: their versions are checked before backward
+        self.saved = tuple(t._data for t in ctx.saved_tensors if isinstance(t, Tensor))
         return out._data
 
     def backward(self, g: Any) -> Any:

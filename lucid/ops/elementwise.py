@@ -39,31 +39,35 @@ class Sub(Op):
 
 class Mul(Op):
     def forward(self, a, b):
-        self.saved = (a, b)
+        p = self.parents
+        self.sa, self.sb = shape_of(a), shape_of(b)
+        # save only what the wanted gradients use (x * 2 never needs x)
+        self.saved = (a if p[1] is not None else None, b if p[0] is not None else None)
         return self.be.mul(a, b)
 
     def backward(self, g):
         be = self.be
         a, b = self.saved
         p = self.parents
-        ga = sum_to(be, be.mul(g, b), shape_of(a)) if p[0] is not None else None
-        gb = sum_to(be, be.mul(g, a), shape_of(b)) if p[1] is not None else None
+        ga = sum_to(be, be.mul(g, b), self.sa) if p[0] is not None else None
+        gb = sum_to(be, be.mul(g, a), self.sb) if p[1] is not None else None
         return ga, gb
 
 
 class Div(Op):
     def forward(self, a, b):
-        self.saved = (a, b)
+        self.sa, self.sb = shape_of(a), shape_of(b)
+        self.saved = (a if self.parents[1] is not None else None, b)
         return self.be.div(a, b)
 
     def backward(self, g):
         be = self.be
         a, b = self.saved
         p = self.parents
-        ga = sum_to(be, be.div(g, b), shape_of(a)) if p[0] is not None else None
+        ga = sum_to(be, be.div(g, b), self.sa) if p[0] is not None else None
         gb = None
         if p[1] is not None:
-            gb = sum_to(be, be.neg(be.div(be.mul(g, a), be.mul(b, b))), shape_of(b))
+            gb = sum_to(be, be.neg(be.div(be.mul(g, a), be.mul(b, b))), self.sb)
         return ga, gb
 
 

@@ -125,7 +125,7 @@ def setitem(input: Tensor, idx: Any, value: Any) -> None:
 
             value = cast(value, input.dtype)
     try:
-        inplace(input, lambda src: SetItem.apply(src, value, bidx))
+        inplace(input, lambda src: SetItem.apply(src, value, bidx), (value,))
     except IndexError as e:
         raise _index_error(e, input.shape) from None
     except ValueError as e:

@@ -326,6 +326,8 @@ def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype:
 
 
 class LogSumExp(Op):
+    saves_output = True  # the saved ``out`` is the keepdim form of the returned view
+
     def forward(self, x, axes, keepdim):
         be = self.be
         m = be.max(x, axes, True)
