@@ -191,6 +191,16 @@ _TORCH_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short
                 "float64": "Double"}
 
 
+_C10_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char",
+               "int16": "short int", "int32": "int", "int64": "long int", "float16": "c10::Half",
+               "float32": "float", "float64": "double"}
+
+
+def c10_name(d: dtype) -> str:
+    """The C++ type name PyTorch prints in some messages ("float", "long int")."""
+    return _C10_NAMES[d.name]
+
+
 def torch_name(d: dtype) -> str:
     """PyTorch's short name for a dtype, as used in its error messages ("Float", "Long")."""
     return _TORCH_NAMES[d.name]

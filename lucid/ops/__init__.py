@@ -37,6 +37,9 @@ def _invert(self: Tensor) -> Tensor:
 
     if self.dtype is _dtype.bool_:
         return _e.logical_not(self)
+    if self.dtype.is_floating_point:
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type "
+                        "tensors")
     return _e.bitwise_not(self)
 
 

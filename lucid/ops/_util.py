@@ -35,7 +35,8 @@ def norm_dims(dim: Any, ndim: int) -> tuple[int, ...] | None:
         if len(set(axes)) != len(axes):
             raise RuntimeError(f"dim {axes[0]} appears multiple times in the list of dims")
         return tuple(sorted(axes)) if ndim else ()
-    return (norm_dim(dim, ndim),) if ndim else ()
+    axis = norm_dim(dim, ndim)  # validates the dim for 0-d tensors too
+    return (axis,) if ndim else ()
 
 
 def sum_to(be: Any, g: Any, shape: tuple[int, ...]) -> Any:
@@ -148,6 +149,16 @@ def broadcast_shapes(*shapes: tuple[int, ...]) -> tuple[int, ...]:
 def float_dtype_for(t: Tensor) -> _dtype.dtype:
     d = t.dtype
     return d if d.is_floating_point else _dtype.get_default_dtype()
+
+
+def size_arg(args: tuple) -> tuple[int, ...]:
+    """``shape_arg`` for a new tensor's size: every entry must be non-negative."""
+    shape = shape_arg(args)
+    for s in shape:
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
+                               f"{list(shape)}")
+    return shape
 
 
 def shape_arg(args: tuple) -> tuple[int, ...]:

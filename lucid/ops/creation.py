@@ -10,7 +10,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor, _make
 from ..backend import get_backend
-from ._util import shape_arg
+from ._util import size_arg
 
 
 def _host_array(data: Any) -> np.ndarray:
@@ -21,7 +21,37 @@ def _host_array(data: Any) -> np.ndarray:
         data = data.detach().cpu()  # e.g. a torch tensor
     if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in _flat(data)):
         data = _unwrap(data)
-    return np.asarray(data)
+    try:
+        return np.asarray(data)
+    except ValueError:
+        err = _ragged_error(data)
+        if err is not None:
+            raise err from None
+        raise
+
+
+def _ragged_error(data: Any) -> ValueError | None:
+    """PyTorch's message for nested sequences of uneven lengths."""
+    shape = []
+    x = data
+    while isinstance(x, (list, tuple)):
+        shape.append(len(x))
+        x = x[0] if len(x) else None
+
+    def walk(x: Any, dim: int) -> ValueError | None:
+        if dim == len(shape):
+            return None
+        if not isinstance(x, (list, tuple)) or len(x) != shape[dim]:
+            got = len(x) if isinstance(x, (list, tuple)) else type(x).__name__
+            return ValueError(f"expected sequence of length {shape[dim]} at dim {dim} "
+                              f"(got {got})")
+        for e in x:
+            r = walk(e, dim + 1)
+            if r is not None:
+                return r
+        return None
+
+    return walk(data, 0)
 
 
 def _flat(data: Any) -> Any:
@@ -116,7 +146,7 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
 def _factory(fill: str) -> Any:
     def f(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
           out: Any = None, layout: Any = None, pin_memory: bool = False) -> Tensor:
-        shape = shape_arg(size)
+        shape = size_arg(size)
         d = _dtype.get_default_dtype() if dtype is None else _dtype.to_dtype(dtype)
         be = get_backend(device)
         t = _make(getattr(be, fill)(shape, d), be, False, None)
@@ -137,13 +167,16 @@ empty = _factory("empty")
 def full(size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
          requires_grad: bool = False) -> Tensor:
     """A tensor of ``size`` filled with ``fill_value`` (dtype inferred from the value)."""
+    v = fill_value.item() if isinstance(fill_value, Tensor) else fill_value
+    if not isinstance(v, (int, float, bool, np.number, np.bool_)):
+        raise TypeError(f"full(): argument 'fill_value' (position 2) must be Number, not "
+                        f"{type(v).__name__}")
     if dtype is None:
-        v = fill_value.item() if isinstance(fill_value, Tensor) else fill_value
         dtype = _dtype.bool_ if isinstance(v, bool) else (
             _dtype.int64 if isinstance(v, int) else _dtype.get_default_dtype())
     d = _dtype.to_dtype(dtype)
     be = get_backend(device)
-    t = _make(be.full(shape_arg((size,)), fill_value, d), be, False, None)
+    t = _make(be.full(size_arg((size,)), fill_value, d), be, False, None)
     if requires_grad:
         t.requires_grad_(True)
     return t
@@ -184,7 +217,7 @@ def arange(start: Any = 0, end: Any = None, step: Any = 1, *, dtype: Any = None,
     if vals[2] == 0:
         raise RuntimeError("step must be nonzero")
     if (vals[1] - vals[0]) * vals[2] < 0:
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if dtype is None:
         d = _dtype.int64 if all(isinstance(v, int) for v in vals) else \
             _dtype.get_default_dtype()

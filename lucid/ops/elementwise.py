@@ -139,10 +139,10 @@ class ZeroGrad(Op):
         return tuple(be.zeros(s, be.dtype_of(g)) for s in self.shapes)
 
 
-def _binary(cls: type[Op], a: Any, b: Any) -> Tensor:
+def _binary(cls: type[Op], a: Any, b: Any, **params: Any) -> Tensor:
     a, b = coerce(a, b)
     try:
-        return cls.apply(a, b)
+        return cls.apply(a, b, **params)
     except ValueError:
         err = broadcast_error(a, b)
         if err is not None:
@@ -202,15 +202,14 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
             return trunc(_binary(Div, a, b))
         q = _binary(Div, _to_float(a), _to_float(b))
         return cast(trunc(q), t.dtype)
-    raise ValueError(
+    raise RuntimeError(
         f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
         f"'{rounding_mode}'"
     )
 
 
 def floor_divide(input: Any, other: Any) -> Tensor:
-    a, b = coerce(input, other)
-    return ZeroGrad.apply(a, b, fn="floordiv")
+    return _binary(ZeroGrad, input, other, fn="floordiv")
 
 
 def remainder(input: Any, other: Any) -> Tensor:
@@ -218,8 +217,7 @@ def remainder(input: Any, other: Any) -> Tensor:
 
 
 def fmod(input: Any, other: Any) -> Tensor:
-    a, b = coerce(input, other)
-    return ZeroGrad.apply(a, b, fn="fmod")
+    return _binary(ZeroGrad, input, other, fn="fmod")
 
 
 def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001
@@ -416,7 +414,7 @@ class Clamp(Op):
 def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
     """Limit values to ``[min, max]``; the gradient flows where the input was inside."""
     if min is None and max is None:
-        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+        raise RuntimeError("lucid.clamp: At least one of 'min' or 'max' must not be None")
     x = input
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         lo = None if min is None else (min if isinstance(min, Tensor) else min)
@@ -425,7 +423,13 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A
             x, lo = coerce(x, lo)
         if isinstance(hi, Tensor):
             x, hi = coerce(x, hi)
-        return Clamp.apply(x, lo, hi)
+        try:
+            return Clamp.apply(x, lo, hi)
+        except ValueError:
+            err = broadcast_error(x, lo) or broadcast_error(x, hi) or broadcast_error(lo, hi)
+            if err is not None:
+                raise err from None
+            raise
     if not x.dtype.is_floating_point and (isinstance(min, float) or isinstance(max, float)):
         x = cast(x, _dtype.get_default_dtype())
     return Clamp.apply(x, min, max)
@@ -458,7 +462,7 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
         return nonzero(condition, as_tuple=True)
     if condition.dtype is not _dtype.bool_:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a "
-                           f"tensor with dtype {condition.dtype.name.capitalize()}")
+                           f"tensor with dtype {_dtype.torch_name(condition.dtype)}")
     a, b = coerce(input, other)
     try:
         return Where.apply(condition, a, b)

@@ -56,7 +56,47 @@ def _convert_index(idx: Any, be: Any) -> tuple[Any, bool]:
     return tuple(out), basic
 
 
-def _index_error(e: IndexError, shape: Any) -> IndexError:
+def _mask_error(items: tuple, shape: tuple[int, ...]) -> IndexError | None:
+    """PyTorch's message for a bool mask whose shape does not match the dims it indexes
+    (None and bool scalars index a new size-1 dim, as PyTorch counts them)."""
+
+    def is_mask(it: Any) -> bool:
+        return getattr(getattr(it, "dtype", None), "kind", "") == "b"
+
+    def width(it: Any) -> int:
+        return it.ndim if is_mask(it) else 1
+
+    real = [it for it in items if it is not None and it is not Ellipsis
+            and not isinstance(it, bool)]
+    ell = len(shape) - sum(width(it) for it in real)
+    vshape: list[int] = []
+    pos = 0
+    starts = []
+    for it in items:
+        starts.append(len(vshape))
+        if it is None or isinstance(it, bool):
+            vshape.append(1)
+            continue
+        n = max(ell, 0) if it is Ellipsis else width(it)
+        vshape.extend(shape[pos:pos + n])
+        pos += n
+    vshape.extend(shape[pos:])
+    for it, p in zip(items, starts):
+        if is_mask(it):
+            for k in range(it.ndim):
+                if p + k < len(vshape) and it.shape[k] != vshape[p + k]:
+                    return IndexError(
+                        f"The shape of the mask {list(it.shape)} at index {k} does not match "
+                        f"the shape of the indexed tensor {vshape} at index {p + k}"
+                    )
+    return None
+
+
+def _index_error(e: IndexError, shape: Any, items: tuple = ()) -> IndexError:
+    if "boolean index did not match" in str(e):
+        err = _mask_error(items, tuple(shape))
+        if err is not None:
+            return err
     msg = str(e).replace("axis", "dimension")
     if "too many indices" in msg:
         msg = f"too many indices for tensor of dimension {len(shape)}"
@@ -91,7 +131,7 @@ def getitem(input: Tensor, idx: Any) -> Tensor:
     try:
         return (GetItemView if basic else GetItemAdvanced).apply(input, bidx)
     except IndexError as e:
-        raise _index_error(e, input.shape) from None
+        raise _index_error(e, input.shape, bidx) from None
 
 
 class SetItem(Op):
@@ -114,7 +154,7 @@ def setitem(input: Tensor, idx: Any, value: Any) -> None:
     from .inplace import inplace
 
     be = input._be
-    bidx, _ = _convert_index(idx, be)
+    bidx, basic = _convert_index(idx, be)
     if isinstance(value, Tensor):
         if value._be is not be:
             from ..autograd.function import _device_mismatch
@@ -127,11 +167,16 @@ def setitem(input: Tensor, idx: Any, value: Any) -> None:
     try:
         inplace(input, lambda src: SetItem.apply(src, value, bidx), (value,))
     except IndexError as e:
-        raise _index_error(e, input.shape) from None
+        raise _index_error(e, input.shape, bidx) from None
     except ValueError as e:
+        target = tuple(be.getitem(input._data, bidx).shape)
+        if basic and isinstance(value, Tensor):
+            from .movement import expand
+
+            expand(value, *target)  # raises PyTorch's message for a view target
         raise RuntimeError(
             f"shape mismatch: value tensor of shape {list(shape_of(value))} cannot be broadcast "
-            f"to indexing result of shape {list(be.getitem(input._data, bidx).shape)}"
+            f"to indexing result of shape {list(target)}"
         ) from e
 
 
@@ -145,16 +190,20 @@ class IndexSelect(Op):
         return self.be.index_add(self.shape, full, g), None, None
 
 
-def _int_index(index: Tensor, name: str) -> Tensor:
+def _int_index(index: Tensor, name: str, input: Tensor | None = None) -> Tensor:
     if not isinstance(index, Tensor):
         raise TypeError(f"{name}(): argument 'index' must be Tensor, not {type(index).__name__}")
+    if input is not None and index._be is not input._be:
+        from ..autograd.function import _device_mismatch
+
+        _device_mismatch(input._be, index._be)
     if index.dtype not in (_dtype.int64, _dtype.int32):
-        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index, got {index.dtype}")
+        raise RuntimeError(f"{name}(): Expected dtype int32 or int64 for index")
     return index
 
 
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
-    index = _int_index(index, "index_select")
+    index = _int_index(index, "index_select", input)
     if index.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
     d = norm_dim(dim, input.ndim)
@@ -177,7 +226,7 @@ class Gather(Op):
 
 def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
     """``out[i][j] = input[index[i][j]][j]`` for ``dim=0`` (and likewise for other dims)."""
-    index = _int_index(index, "gather")
+    index = _int_index(index, "gather", input)
     d = norm_dim(dim, input.ndim)
     if index.ndim != input.ndim:
         raise RuntimeError("Index tensor must have the same number of dimensions as input "
@@ -186,7 +235,7 @@ def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
         if k != d and index.shape[k] > input.shape[k]:
             raise RuntimeError(
                 f"Size does not match at dimension {k} expected index {list(index.shape)} to be "
-                f"smaller than self {list(input.shape)} apart from dimension {d}"
+                f"no larger than self {list(input.shape)} apart from dimension {d}"
             )
     ia = index._be.to_numpy(index._data)
     n = input.shape[d]
@@ -198,6 +247,14 @@ def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
         x = getitem(input, tuple(slice(0, index.shape[k]) if k != d else slice(None)
                                  for k in range(input.ndim)))
     return Gather.apply(x, index._data, d)
+
+
+def _check_range(index: Tensor, input: Tensor, d: int) -> None:
+    ia = index._be.to_numpy(index._data)
+    n = input.shape[d] if input.ndim else 1
+    if ia.size and (ia.min() < -n or ia.max() >= n):
+        bad = int(ia.max()) if ia.max() >= n else int(ia.min())
+        raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {n}")
 
 
 class ScatterAdd(Op):
@@ -224,14 +281,16 @@ class Scatter(Op):
 
 
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
-    index = _int_index(index, "scatter_add")
+    index = _int_index(index, "scatter_add", input)
+    _check_range(index, input, norm_dim(dim, input.ndim))
     src = src[tuple(slice(0, s) for s in index.shape)] if src.shape != index.shape else src
     return ScatterAdd.apply(input, src, index._data, norm_dim(dim, input.ndim))
 
 
 def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None,
             reduce: str | None = None) -> Tensor:
-    index = _int_index(index, "scatter")
+    index = _int_index(index, "scatter", input)
+    _check_range(index, input, norm_dim(dim, input.ndim))
     if reduce == "add":
         if not isinstance(src, Tensor):
             from .creation import full
@@ -252,7 +311,7 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
 
     if mask.dtype is not _dtype.bool_:
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
-                           f"{mask.dtype.name}")
+                           f"{_dtype.c10_name(mask.dtype)}")
     if isinstance(value, Tensor):
         if value.ndim:
             raise RuntimeError(

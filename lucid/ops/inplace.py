@@ -45,6 +45,7 @@ def inplace(t: Tensor, fn: Callable[[Tensor], Tensor], others: Any = ()) -> Tens
         src = _make(be.copy(t._data), be, t._rg, t.grad_fn)
         r = fn(src)
         _check_cast(r, t)
+        _check_shape(r, t)
         t._data = be.assign(t._data, r._data)
         t._vc[0] += 1
         if r.grad_fn is not None:
@@ -53,9 +54,18 @@ def inplace(t: Tensor, fn: Callable[[Tensor], Tensor], others: Any = ()) -> Tens
         return t
     r = fn(t)
     _check_cast(r, t)
+    _check_shape(r, t)
     t._data = be.assign(t._data, r._data)
     t._vc[0] += 1
     return t
+
+
+def _check_shape(r: Tensor, t: Tensor) -> None:
+    if r._data.shape != t._data.shape:
+        raise RuntimeError(
+            f"output with shape {list(t.shape)} doesn't match the broadcast shape "
+            f"{list(r.shape)}"
+        )
 
 
 def _check_cast(r: Tensor, t: Tensor) -> None:
@@ -133,10 +143,11 @@ def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
         try:
             src = expand(src, *self.shape)
         except RuntimeError:
-            raise RuntimeError(
+            from ._util import broadcast_error
+
+            raise (broadcast_error(self, src) or RuntimeError(
                 f"The size of tensor a ({list(self.shape)}) must match the size of tensor b "
-                f"({list(src.shape)})"
-            ) from None
+                f"({list(src.shape)})")) from None
     return inplace(self, lambda s: _CopyFrom.apply(s, src), (src,))
 
 

@@ -3,9 +3,12 @@ outer, mv, and the fused ``linear``."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from .._dtype import c10_name
 from .._tensor import Tensor
 from ..autograd.function import Op
-from ._util import sum_to
+from ._util import broadcast_error, broadcast_shapes, sum_to
 
 
 def _fmt(shape: tuple[int, ...]) -> str:
@@ -43,9 +46,30 @@ class MatMul(Op):
 def _check_dtypes(a: Tensor, b: Tensor) -> None:
     if a._data.dtype != b._data.dtype:
         raise RuntimeError(
-            f"expected m1 and m2 to have the same dtype, but got: {a.dtype.name} != "
-            f"{b.dtype.name}"
+            f"expected m1 and m2 to have the same dtype, but got: {c10_name(a.dtype)} != "
+            f"{c10_name(b.dtype)}"
         )
+
+
+def _prod(xs: Any) -> int:
+    n = 1
+    for x in xs:
+        n *= x
+    return n
+
+
+def _batch(sa: tuple[int, ...], sb: tuple[int, ...]) -> tuple[int, ...]:
+    """The broadcast batch dims of a matmul, with PyTorch's message when they clash."""
+    ba, bb = tuple(sa[:-2]), tuple(sb[:-2])
+    err = broadcast_error(_Shape(ba), _Shape(bb))
+    if err is not None:
+        raise err
+    return broadcast_shapes(ba, bb)
+
+
+class _Shape:
+    def __init__(self, shape: tuple[int, ...]) -> None:
+        self.shape = shape
 
 
 def matmul(input: Tensor, other: Tensor) -> Tensor:
@@ -75,25 +99,23 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
                 f"inconsistent tensor size, expected tensor [{sa[0]}] and src [{sb[0]}] to have "
                 f"the same number of elements, but got {sa[0]} and {sb[0]} elements respectively"
             )
-        if len(sb) <= 2:  # PyTorch folds the batch dims of input into rows
-            rows = 1
-            for n in sa[:-1]:
-                rows *= n
-            b2 = sb if len(sb) == 2 else (sb[0], 1)
+        rows = _prod(sa[:-1])  # PyTorch folds the batch dims of input into rows
+        if len(sb) == 1:
             raise RuntimeError(
-                f"mat1 and mat2 shapes cannot be multiplied ({rows}x{k_a} and {_fmt(b2)})"
+                f"size mismatch, got input ({rows}), mat ({rows}x{k_a}), vec ({sb[0]})"
             )
+        if len(sb) == 2:
+            raise RuntimeError(
+                f"mat1 and mat2 shapes cannot be multiplied ({rows}x{k_a} and {_fmt(sb)})"
+            )
+        n = _prod(_batch(sa, sb))
         raise RuntimeError(
-            f"Expected size for first two dimensions of batch2 tensor to be: "
-            f"[{', '.join(map(str, sa[:-2] or (1,)))}, {k_a}] but got: "
-            f"[{', '.join(map(str, sb[:-2]))}, {k_b}]."
+            f"Expected size for first two dimensions of batch2 tensor to be: [{n}, {k_a}] but "
+            f"got: [{n}, {k_b}]."
         )
-    try:
-        return MatMul.apply(input, other)
-    except ValueError:
-        raise RuntimeError(
-            f"matmul: batch dimensions of {tuple(sa)} and {tuple(sb)} cannot be broadcast"
-        ) from None
+    if len(sa) > 2 and len(sb) > 2:
+        _batch(sa, sb)
+    return MatMul.apply(input, other)
 
 
 def mm(input: Tensor, mat2: Tensor) -> Tensor:

@@ -93,7 +93,13 @@ def unflatten(input: Tensor, dim: int, sizes: Any) -> Tensor:
     d = norm_dim(dim, input.ndim)
     shape = input.shape
     sizes = tuple(sizes)
-    inner = _infer_shape(sizes, shape[d])
+    try:
+        inner = _infer_shape(sizes, shape[d])
+    except RuntimeError:
+        raise RuntimeError(
+            f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {d} "
+            f"({shape[d]}) in the input tensor"
+        ) from None
     return reshape(input, tuple(shape[:d]) + inner + tuple(shape[d + 1:]))
 
 
@@ -213,9 +219,9 @@ def expand(input: Tensor, *sizes: Any) -> Tensor:
     shape = tuple(input.shape)
     if len(sizes) < len(shape):
         raise RuntimeError(
-            f"expand({input.dtype.name} tensor{{{list(shape)}}}, size={list(sizes)}): the "
-            "number of sizes provided must be greater or equal to the number of dimensions in "
-            "the tensor"
+            f"expand(lucid.{_dtype.torch_name(input.dtype)}Tensor{{{list(shape)}}}, "
+            f"size={list(sizes)}): the number of sizes provided ({len(sizes)}) must be greater "
+            f"or equal to the number of dimensions in the tensor ({len(shape)})"
         )
     lead = len(sizes) - len(shape)
     out = []
@@ -271,6 +277,11 @@ class Repeat(Op):
 def repeat(input: Tensor, *sizes: Any) -> Tensor:
     """Tile the tensor ``sizes`` times along each dim (``numpy.tile``)."""
     reps = shape_arg(sizes)
+    if any(r < 0 for r in reps):
+        padded = (1,) * (len(reps) - input.ndim) + tuple(input.shape)
+        out = [r * n for r, n in zip(reps, padded)]
+        neg = next(n for n in out if n < 0)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {neg}: {out}")
     if len(reps) < input.ndim:
         raise RuntimeError(
             "Number of dimensions of repeat dims can not be smaller than number of dimensions "
@@ -322,7 +333,9 @@ class Cat(Op):
 def _common(tensors: Any, name: str) -> list[Tensor]:
     ts = list(tensors)
     if not ts:
-        raise RuntimeError(f"{name}(): expected a non-empty list of Tensors")
+        if name == "stack":
+            raise RuntimeError("stack expects a non-empty TensorList")
+        raise ValueError(f"lucid.{name}(): expected a non-empty list of Tensors")
     for i, t in enumerate(ts):
         if not isinstance(t, Tensor):
             raise TypeError(f"{name}(): argument 'tensors' must be a sequence of Tensors, but "
@@ -510,10 +523,12 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: Any = None) -> T
     Negative padding crops, as in PyTorch.
     """
     pad = tuple(int(p) for p in pad)
-    if len(pad) % 2 or len(pad) // 2 > input.ndim:
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) // 2 > input.ndim:
         raise RuntimeError(
-            f"Padding length must be divisible by 2 and at most twice the number of dimensions "
-            f"of the input; got padding of length {len(pad)} for a {input.ndim}-D input"
+            "Padding length should be less than or equal to two times the input dimension but "
+            f"got padding length {len(pad)} and input of dimension {input.ndim}"
         )
     widths = [(0, 0)] * input.ndim
     for i in range(len(pad) // 2):
@@ -528,7 +543,7 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: Any = None) -> T
     if mode == "constant":
         return PadConstant.apply(input, widths, 0 if value is None else value)
     if mode not in ("reflect", "replicate", "circular"):
-        raise NotImplementedError(f"padding mode '{mode}' is not supported")
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
     import numpy as np
 
     from .creation import tensor

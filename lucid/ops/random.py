@@ -12,7 +12,7 @@ from .. import _dtype
 from .._tensor import Tensor, _make
 from ..autograd import grad_mode
 from ..backend import get_backend
-from ._util import shape_arg
+from ._util import size_arg as shape_arg
 
 _grad_on = grad_mode._enabled
 

@@ -82,7 +82,7 @@ def _need_float(input: Tensor, name: str) -> None:
     if not input.dtype.is_floating_point:
         raise RuntimeError(
             f"{name}(): could not infer output dtype. Input dtype must be either a floating "
-            f"point or complex dtype. Got: {input.dtype.name.capitalize()}"
+            f"point or complex dtype. Got: {_dtype.torch_name(input.dtype)}"
         )
 
 
@@ -132,7 +132,8 @@ def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = Fa
         correction: Any = None) -> Tensor:
     """Variance over ``dim`` with Bessel's correction by default (``correction=1``)."""
     dim, unbiased, keepdim, correction = _var_args(dim, unbiased, keepdim, correction)
-    _need_float(input, "var")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError("std and var only support floating point and complex dtypes")
     return Var.apply(input, norm_dims(dim, input.ndim), _correction(unbiased, correction),
                      keepdim)
 
@@ -346,8 +347,9 @@ class LogSumExp(Op):
 
 
 def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
-    """``log(sum(exp(x)))`` over ``dim``, computed stably."""
-    _need_float(input, "logsumexp")
+    """``log(sum(exp(x)))`` over ``dim``, computed stably (integers in the default float)."""
+    if not input.dtype.is_floating_point:
+        input = cast(input, _dtype.get_default_dtype())
     return LogSumExp.apply(input, norm_dims(dim, input.ndim), keepdim)
 
 
