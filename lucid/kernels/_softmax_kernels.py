@@ -1,0 +1,298 @@
+"""njit kernels over rows: softmax / log-softmax forward and backward, fused cross-entropy.
+
+Every kernel takes C-contiguous ``(rows, n)`` arrays and runs one task per row (``prange``).
+``fast_exp`` is the one exp used here: float32 goes through a polynomial that LLVM
+vectorises (numba's ``np.exp`` is a scalar ``expf`` call without SVML: 256k float32 exps took
+580 us as a loop, 101 us this way, numpy 107 us, torch 70 us); float64 keeps ``np.exp``.
+Row sums accumulate CH-element chunks in the input dtype and combine them in float64.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+from numba import prange
+from numba.core import types as nbt
+from numba.extending import intrinsic, overload
+
+from ._jit import FASTMATH, dual, helper
+
+CH = 4096  # row elements summed in the input dtype before a float64 combine
+
+_F32 = np.float32
+_LOG2E = _F32(1.44269504088896341)
+_LN2_HI = _F32(0.693359375)
+_LN2_LO = _F32(-2.12194440e-4)
+_LO = _F32(-87.0)  # below: exp underflows float32's normal range; returns 0
+_HI = _F32(88.5)  # above: returns inf
+
+
+def _bits_py(i):
+    return np.array(i, np.int32).view(np.float32)[()]
+
+
+if numba.config.DISABLE_JIT:
+    _bits_f32 = _bits_py
+else:
+
+    @intrinsic
+    def _bits_f32(typingctx, i):
+        """Reinterpret int32 bits as float32 (a no-op bitcast LLVM can vectorise)."""
+        from llvmlite import ir
+
+        def codegen(context, builder, signature, args):
+            return builder.bitcast(args[0], ir.FloatType())
+
+        return nbt.float32(nbt.int32), codegen
+
+
+def _exp32(x):
+    """Cephes-style expf: exp(x) = 2**k * p(r), |r| <= ln2/2; max rel. error ~1.2e-7.
+
+    Exact 0 below -87 (no denormals), inf above 88.5, NaN kept.
+    """
+    xc = min(max(x, _LO), _HI)
+    k = np.floor(xc * _LOG2E + _F32(0.5))
+    r = xc - k * _LN2_HI - k * _LN2_LO
+    p = _F32(1.9875691500e-4) * r + _F32(1.3981999507e-3)
+    p = p * r + _F32(8.3334519073e-3)
+    p = p * r + _F32(4.1665795894e-2)
+    p = p * r + _F32(1.6666665459e-1)
+    p = p * r + _F32(5.0000001201e-1)
+    y = p * (r * r) + r + _F32(1.0)
+    y = y * _bits_f32((np.int32(k) + np.int32(127)) << np.int32(23))
+    y = y if x > _LO else _F32(0.0)
+    y = y if x < _HI else _F32(np.inf)
+    return y if x == x else x
+
+
+def fast_exp(x):
+    """exp(x): the vectorisable polynomial for float32, ``np.exp`` for float64."""
+    if isinstance(x, np.float32):
+        return _exp32(x)
+    return np.exp(x)
+
+
+# NOTE: an overload picks the float32 or float64 body at compile time, so the inner loops carry
+# no dtype branch; under NUMBA_DISABLE_JIT the Python ``fast_exp`` above runs the same math.
+@overload(fast_exp, jit_options={"fastmath": set(FASTMATH), "error_model": "numpy"})
+def _fast_exp_ol(x):
+    if isinstance(x, nbt.Float) and x.bitwidth == 32:
+        return _exp32
+    return lambda x: np.exp(x)
+
+
+@helper
+def _row_max(r):
+    """max of a non-empty 1-d r in eight independent accumulators (the loop then vectorises:
+    43 us for 256 rows of 1000 float32 against 71 us for 64 lanes in a per-row scratch array).
+    A NaN may be skipped: it reaches the result through exp(NaN - m) anyway.
+
+    for j in range(0, n - n % 8, 8):
+        a[k] = max(a[k], r[j + k])   for k in 0..7
+    """
+    n = r.shape[0]
+    a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = r[0]
+    nb = n - n % 8
+    for j in range(0, nb, 8):
+        a0 = max(a0, r[j])
+        a1 = max(a1, r[j + 1])
+        a2 = max(a2, r[j + 2])
+        a3 = max(a3, r[j + 3])
+        a4 = max(a4, r[j + 4])
+        a5 = max(a5, r[j + 5])
+        a6 = max(a6, r[j + 6])
+        a7 = max(a7, r[j + 7])
+    m = max(max(max(a0, a1), max(a2, a3)), max(max(a4, a5), max(a6, a7)))
+    for j in range(nb, n):
+        m = max(m, r[j])
+    return m
+
+
+def _softmax_last(x, out, log):
+    """Row softmax (log-softmax when ``log``) of x[rows, n] into out; n > 0.
+
+    for i in prange(rows):
+        m = max_j x[i, j]                               # _row_max
+        softmax:  out[i, j] = e_j = exp(x[i, j] - m); s = sum_j e_j; out[i, :] *= 1 / s
+        log:      s = sum_j exp(x[i, j] - m);          out[i, j] = x[i, j] - (m + log(s))
+    """
+    rows, n = x.shape
+    for i in prange(rows):
+        r = x[i]
+        o = out[i]
+        mx = _row_max(r)
+        s = 0.0
+        for j0 in range(0, n, CH):
+            rr = r[j0 : min(n, j0 + CH)]
+            oo = o[j0 : min(n, j0 + CH)]
+            acc = x.dtype.type(0)
+            if log:
+                for j in range(rr.shape[0]):
+                    acc += fast_exp(rr[j] - mx)
+            else:
+                for j in range(rr.shape[0]):
+                    v = fast_exp(rr[j] - mx)
+                    oo[j] = v
+                    acc += v
+            s += acc
+        if log:
+            c = x.dtype.type(mx + np.log(s))
+            for j in range(n):
+                o[j] = r[j] - c
+        else:
+            inv = x.dtype.type(1.0 / s)
+            for j in range(n):
+                o[j] *= inv
+
+
+def _softmax_bwd_last(y, g, out, log):
+    """Gradient of the row softmax (log-softmax when ``log``) from its output y.
+
+    for i in prange(rows):
+        softmax:  s = sum_j g[i, j] * y[i, j];  out[i, j] = y[i, j] * (g[i, j] - s)
+        log:      s = sum_j g[i, j];            out[i, j] = g[i, j] - exp(y[i, j]) * s
+    """
+    rows, n = y.shape
+    for i in prange(rows):
+        yr = y[i]
+        gr = g[i]
+        o = out[i]
+        s = 0.0
+        for j0 in range(0, n, CH):
+            yy = yr[j0 : min(n, j0 + CH)]
+            gg = gr[j0 : min(n, j0 + CH)]
+            acc = y.dtype.type(0)
+            if log:
+                for j in range(gg.shape[0]):
+                    acc += gg[j]
+            else:
+                for j in range(gg.shape[0]):
+                    acc += gg[j] * yy[j]
+            s += acc
+        st = y.dtype.type(s)
+        if log:
+            for j in range(n):
+                o[j] = gr[j] - fast_exp(yr[j]) * st
+        else:
+            for j in range(n):
+                o[j] = yr[j] * (gr[j] - st)
+
+
+def _ce_fwd(x, t, w, ignore, smooth, loss, lse, wt):
+    """Cross-entropy of logits x[rows, n] against class indices t, with log-softmax fused.
+
+    W = sum_c w[c] (n without weights; w empty = no weights)
+    for i in prange(rows):
+        m = max_j x[i, j];  s = sum_j exp(x[i, j] - m);  sx = sum_j w[j] * x[i, j]
+        lse[i] = m + log(s)
+        if t[i] == ignore: loss[i] = wt[i] = 0
+        else: wt[i] = w[t[i]]
+              loss[i] = (1 - smooth) * wt[i] * (lse[i] - x[i, t[i]])
+                        + smooth / n * (W * lse[i] - sx)          # label smoothing
+    """
+    rows, n = x.shape
+    has_w = w.shape[0] > 0
+    big_w = 0.0
+    if has_w:
+        for j in range(n):
+            big_w += w[j]
+    else:
+        big_w = float(n)
+    for i in prange(rows):
+        r = x[i]
+        mx = _row_max(r)
+        s = 0.0
+        sx = 0.0
+        for j0 in range(0, n, CH):
+            rr = r[j0 : min(n, j0 + CH)]
+            acc = x.dtype.type(0)
+            for j in range(rr.shape[0]):
+                acc += fast_exp(rr[j] - mx)
+            s += acc
+            if smooth > 0.0:
+                ax = x.dtype.type(0)
+                if has_w:
+                    ww = w[j0 : min(n, j0 + CH)]
+                    for j in range(rr.shape[0]):
+                        ax += ww[j] * rr[j]
+                else:
+                    for j in range(rr.shape[0]):
+                        ax += rr[j]
+                sx += ax
+        ls = mx + np.log(s)
+        lse[i] = ls
+        ti = t[i]
+        if ti == ignore:
+            loss[i] = 0.0
+            wt[i] = 0.0
+            continue
+        wti = w[ti] if has_w else 1.0
+        v = (1.0 - smooth) * wti * (ls - r[ti])
+        if smooth > 0.0:
+            v += smooth / n * (big_w * ls - sx)
+        loss[i] = v
+        wt[i] = wti
+
+
+def _ce_bwd(x, t, lse, w, grow, ignore, smooth, out):
+    """Gradient of the fused cross-entropy: grow[i] * (softmax(x[i]) * A_i - onehot - smoothing).
+
+    for i in prange(rows):
+        if t[i] == ignore: out[i, :] = 0
+        else: A = (1 - smooth) * w[t[i]] + smooth / n * W
+              out[i, j] = grow[i] * (exp(x[i, j] - lse[i]) * A - smooth / n * w[j])
+              out[i, t[i]] -= grow[i] * (1 - smooth) * w[t[i]]
+    """
+    rows, n = x.shape
+    has_w = w.shape[0] > 0
+    big_w = 0.0
+    if has_w:
+        for j in range(n):
+            big_w += w[j]
+    else:
+        big_w = float(n)
+    dt = x.dtype.type
+    for i in prange(rows):
+        o = out[i]
+        ti = t[i]
+        if ti == ignore:
+            for j in range(n):
+                o[j] = 0.0
+            continue
+        r = x[i]
+        gi = grow[i]
+        wti = w[ti] if has_w else 1.0
+        a = dt(gi * ((1.0 - smooth) * wti + smooth / n * big_w))
+        ls = dt(lse[i])
+        c = dt(gi * smooth / n)
+        if has_w and smooth > 0.0:
+            for j in range(n):
+                o[j] = fast_exp(r[j] - ls) * a - c * w[j]
+        else:
+            for j in range(n):
+                o[j] = fast_exp(r[j] - ls) * a - c
+        o[ti] -= dt(gi * (1.0 - smooth) * wti)
+
+
+def _sig_rows(T):
+    return (T[:, ::1], T[:, ::1], nbt.boolean)
+
+
+def _sig_rows_bwd(T):
+    return (T[:, ::1], T[:, ::1], T[:, ::1], nbt.boolean)
+
+
+def _sig_ce_fwd(T):
+    return (T[:, ::1], nbt.int64[::1], T[::1], nbt.int64, nbt.float64, T[::1], T[::1], T[::1])
+
+
+def _sig_ce_bwd(T):
+    return (T[:, ::1], nbt.int64[::1], T[::1], T[::1], T[::1], nbt.int64, nbt.float64,
+            T[:, ::1])
+
+
+softmax_last = dual(_softmax_last, signatures=[_sig_rows])
+softmax_bwd_last = dual(_softmax_bwd_last, signatures=[_sig_rows_bwd])
+ce_fwd = dual(_ce_fwd, signatures=[_sig_ce_fwd])
+ce_bwd = dual(_ce_bwd, signatures=[_sig_ce_bwd])
