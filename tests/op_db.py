@@ -374,9 +374,10 @@ MATMUL = [
            torch_op="nn.functional.linear"),
 ]
 
+from op_db_extra import EXTRA  # noqa: E402
 from op_db_shape import SHAPE_OPS  # noqa: E402
 
-OP_DB: list[OpInfo] = ELEMENTWISE + REDUCTIONS + MATMUL + SHAPE_OPS
+OP_DB: list[OpInfo] = ELEMENTWISE + REDUCTIONS + MATMUL + SHAPE_OPS + EXTRA
 
 _names = [i.name for i in OP_DB]
 assert len(set(_names)) == len(_names), "duplicate op_db names"

@@ -114,17 +114,26 @@ class Minimum(Maximum):
 
 
 class Remainder(Op):
+    """``a - b * round(a / b)``: ``floor`` rounding (``%``) or ``trunc`` (``fmod``)."""
+
+    fn, rounding = "remainder", "floor"
+
     def forward(self, a, b):
         self.saved = (a, b)
-        return self.be.remainder(a, b)
+        return getattr(self.be, self.fn)(a, b)
 
     def backward(self, g):
         be = self.be
         a, b = self.saved
         gb = None
         if self.parents[1] is not None:
-            gb = sum_to(be, be.neg(be.mul(g, be.floor(be.div(a, b)))), shape_of(b))
+            q = getattr(be, self.rounding)(be.div(a, b))
+            gb = sum_to(be, be.neg(be.mul(g, q)), shape_of(b))
         return sum_to(be, g, shape_of(a)), gb
+
+
+class Fmod(Remainder):
+    fn, rounding = "fmod", "trunc"
 
 
 class ZeroGrad(Op):
@@ -217,7 +226,7 @@ def remainder(input: Any, other: Any) -> Tensor:
 
 
 def fmod(input: Any, other: Any) -> Tensor:
-    return _binary(ZeroGrad, input, other, fn="fmod")
+    return _binary(Fmod, input, other)
 
 
 def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001
