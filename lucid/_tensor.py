@@ -174,6 +174,10 @@ class Tensor:
     def dim(self) -> int:
         return self._data.ndim
 
+    def is_contiguous(self, memory_format: Any = None) -> bool:
+        """Whether the values are laid out row-major without gaps."""
+        return bool(self._be.is_contiguous(self._data))
+
     ndimension = dim
 
     def numel(self) -> int:

@@ -389,3 +389,54 @@ def test_repr_of_grad_tensors_and_shapes_matches_torch(torch: Any) -> None:
 
 def test_repr_names_non_cpu_device() -> None:
     assert repr(lucid.tensor([1.0], device="numpy")) == "tensor([1.], device='numpy')"
+
+
+# ---- smaller API surface ------------------------------------------------------------------------
+
+
+def test_new_factories_follow_dtype_and_device() -> None:
+    x = lucid.tensor([1.0, 2.0], dtype=lucid.float64, device="numpy")
+    for t in (x.new_zeros(3), x.new_ones((2, 2)), x.new_empty(2), x.new_full((2,), 7),
+              x.new_tensor([3, 4])):
+        assert t.dtype is lucid.float64 and t.device.type == "numpy"
+    assert x.new_zeros(3).tolist() == [0.0] * 3 and x.new_ones(2, 2).shape == (2, 2)
+    assert x.new_full((2,), 7).tolist() == [7.0, 7.0] and x.new_tensor([3, 4]).tolist() == [3, 4]
+    assert x.new_zeros(2, dtype=lucid.int32).dtype is lucid.int32
+
+
+def test_is_contiguous() -> None:
+    x = lucid.zeros(2, 3)
+    assert x.is_contiguous() and not x.T.is_contiguous() and x.T.contiguous().is_contiguous()
+    assert not x[:, ::2].is_contiguous()
+
+
+def test_flip_forms() -> None:
+    x = lucid.arange(4).reshape(2, 2)
+    expected = [[3, 2], [1, 0]]
+    assert x.flip(0, 1).tolist() == expected and x.flip((0, 1)).tolist() == expected
+    assert lucid.flip(x, (0, 1)).tolist() == expected and lucid.flip(x, dims=[0, 1]).tolist() \
+        == expected
+    assert x.flip(-1).tolist() == [[1, 0], [3, 2]]
+
+
+def test_where_with_two_scalars() -> None:
+    c = lucid.tensor([True, False])
+    assert lucid.where(c, 1, 0.5).dtype is lucid.float32
+    assert lucid.where(c, 1, 0.5).tolist() == [1.0, 0.5]
+    assert lucid.where(c, 1, 2).dtype is lucid.int64
+
+
+def test_masked_fill_converts_value_to_the_tensor_dtype() -> None:
+    m = lucid.tensor([True, False, True])
+    assert lucid.tensor([1, 2, 3]).masked_fill(m, 2.7).tolist() == [2, 2, 2]
+    assert lucid.tensor([True, True, False]).masked_fill(m, 0).tolist() == [False, True, False]
+    with pytest.raises(RuntimeError, match="without overflow"):
+        lucid.tensor([1, 2, 3], dtype=lucid.uint8).masked_fill(m, 300)
+
+
+def test_logsumexp_over_empty_dim_is_minus_inf() -> None:
+    x = lucid.zeros(0, 3, requires_grad=True)
+    out = x.logsumexp(0)
+    assert out.tolist() == [float("-inf")] * 3
+    out.sum().backward()
+    assert x.grad.shape == (0, 3)

@@ -86,6 +86,10 @@ _METHODS: dict[str, Any] = {
     "type_as": _dev.type_as, "type": _dev.type,
     # in-place
     "zero_": _ip.zero_, "fill_": _ip.fill_, "copy_": _ip.copy_,
+    # new tensors like this one
+    "new_tensor": _c._new_tensor, "new_zeros": _c._new_factory("zeros"),
+    "new_ones": _c._new_factory("ones"), "new_empty": _c._new_factory("empty"),
+    "new_full": _c._new_full,
     "normal_": _rnd.normal_, "uniform_": _rnd.uniform_, "bernoulli_": _rnd.bernoulli_,
 }
 

@@ -260,6 +260,32 @@ def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None,
     return t
 
 
+def _new_tensor(self: Tensor, data: Any, *, dtype: Any = None, device: Any = None,
+                requires_grad: bool = False) -> Tensor:
+    """``Tensor.new_tensor``: a copy of ``data`` with this tensor's dtype and device."""
+    return tensor(data, dtype=self.dtype if dtype is None else dtype,
+                  device=self._be if device is None else device, requires_grad=requires_grad)
+
+
+def _new_factory(name: str) -> Any:
+    def f(self: Tensor, *size: Any, dtype: Any = None, device: Any = None,
+          requires_grad: bool = False) -> Tensor:
+        return globals()[name](*size, dtype=self.dtype if dtype is None else dtype,
+                               device=self._be if device is None else device,
+                               requires_grad=requires_grad)
+
+    f.__name__ = "new_" + name
+    f.__doc__ = f"``Tensor.new_{name}``: ``{name}`` with this tensor's dtype and device."
+    return f
+
+
+def _new_full(self: Tensor, size: Any, fill_value: Any, *, dtype: Any = None,
+              device: Any = None, requires_grad: bool = False) -> Tensor:
+    """``Tensor.new_full``: ``full`` with this tensor's dtype and device."""
+    return full(size, fill_value, dtype=self.dtype if dtype is None else dtype,
+                device=self._be if device is None else device, requires_grad=requires_grad)
+
+
 def scalar_tensor(s: Any, *, dtype: Any = None, device: Any = None) -> Tensor:
     return tensor(s, dtype=dtype or _dtype.get_default_dtype(), device=device)
 

@@ -472,6 +472,10 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
     if condition.dtype is not _dtype.bool_:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a "
                            f"tensor with dtype {_dtype.torch_name(condition.dtype)}")
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        from .creation import tensor
+
+        input = tensor(input, dtype=_dtype.result_type(input, other), device=condition.device)
     a, b = coerce(input, other)
     try:
         return Where.apply(condition, a, b)

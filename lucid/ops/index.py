@@ -11,7 +11,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor
 from ..autograd.function import Op
-from ._util import coerce, norm_dim, shape_of, sum_to, wrap
+from ._util import norm_dim, shape_of, sum_to, wrap
 
 _BASIC = (int, slice, type(None), type(Ellipsis))
 
@@ -321,13 +321,20 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
         from ._util import cast
 
         value = cast(value, input.dtype)
-    else:
-        a, _ = coerce(input, value)
-        if a.dtype is not input.dtype and not input.dtype.is_floating_point:
+    elif input.dtype is _dtype.bool_:
+        value = bool(value)
+    elif not input.dtype.is_floating_point:
+        # PyTorch converts the value to the tensor's integer type (2.7 -> 2)
+        info = np.iinfo(input.dtype.np)
+        try:
+            v = int(value)
+        except (ValueError, OverflowError):
+            v = None
+        if v is None or v < info.min or v > info.max:
             raise RuntimeError(f"value cannot be converted to type {input.dtype.name} without "
                                "overflow")
-    out = where(mask, value, input)
-    return out
+        value = v
+    return where(mask, value, input)
 
 
 def masked_select(input: Tensor, mask: Tensor) -> Tensor:

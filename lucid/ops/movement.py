@@ -458,7 +458,10 @@ class Flip(Op):
         return self.be.flip(g, self.axes), None
 
 
-def flip(input: Tensor, dims: Any) -> Tensor:
+def flip(input: Tensor, *args: Any, dims: Any = None) -> Tensor:
+    """Reverse the order along ``dims``: ``flip(x, (0, 1))``, ``x.flip(0, 1)``."""
+    if dims is None:
+        dims = args[0] if len(args) == 1 else args
     dims = (dims,) if isinstance(dims, int) else tuple(dims)
     return Flip.apply(input, tuple(norm_dim(d, input.ndim) for d in dims))
 

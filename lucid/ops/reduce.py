@@ -331,10 +331,12 @@ class LogSumExp(Op):
 
     def forward(self, x, axes, keepdim):
         be = self.be
-        m = be.max(x, axes, True)
-        m = be.where(be.isfinite(m), m, be.zeros_like(m))
-        s = be.log(be.sum(be.exp(be.sub(x, m)), axes, True))
-        out = be.add(s, m)
+        if x.size == 0:  # an empty sum: log(0) = -inf (numpy has no max of nothing)
+            out = be.add(be.sum(x, axes, True), -math.inf)
+        else:
+            m = be.max(x, axes, True)
+            m = be.where(be.isfinite(m), m, be.zeros_like(m))
+            out = be.add(be.log(be.sum(be.exp(be.sub(x, m)), axes, True)), m)
         self.saved = (x, out)
         self.axes, self.keepdim = axes, keepdim
         return out if keepdim else be.squeeze(out, axes if axes is not None else None)

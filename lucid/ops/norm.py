@@ -1,0 +1,279 @@
+"""Normalisation ops, as ``torch.nn.functional``: batch_norm, layer_norm, group_norm,
+instance_norm, rms_norm, normalize.
+
+Training batch norm and layer norm are single ops over the backend's fused kernels (batch
+statistics, normalisation, affine and the running-statistics update in one pass; a fused
+backward). group_norm reuses the layer-norm op on ``(N * groups, rest)`` rows; instance_norm
+reuses training batch norm on ``(1, N * C, ...)``; eval-mode batch norm is a per-channel affine
+composed from elementwise ops.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import types
+from typing import Any
+
+from .._tensor import Size, Tensor
+from ..autograd.function import Op
+from . import elementwise as _e
+from . import reduce as _r
+
+__all__ = ["batch_norm", "layer_norm", "group_norm", "instance_norm", "rms_norm", "normalize"]
+
+
+class BatchNormTrain(Op):
+    """Training batch norm of x (N, C, *) with optional running statistics updated in place."""
+
+    def forward(self, x, w, b, rm, rv, momentum, eps):
+        y, mean, invstd = self.be.batch_norm_train(x, w, b, rm, rv, momentum, eps)
+        self.saved = (x, w, mean, invstd)
+        return y
+
+    def backward(self, g):
+        x, w, mean, invstd = self.saved
+        p = self.parents
+        gx, gw, gb = self.be.batch_norm_backward(x, g, mean, invstd, w, p[0] is not None)
+        return gx, (gw if p[1] is not None else None), (gb if p[2] is not None else None)
+
+
+class LayerNorm(Op):
+    """Layer norm over the last ``k`` dims of x with an optional elementwise affine."""
+
+    def forward(self, x, w, b, k, eps):
+        be = self.be
+        self.k = k
+        d = math.prod(x.shape[x.ndim - k:])
+        self.md = (math.prod(x.shape[:x.ndim - k]), d)
+        w2 = None if w is None else be.reshape(w, (d,))
+        b2 = None if b is None else be.reshape(b, (d,))
+        y, mean, rstd = be.layer_norm(be.reshape(x, self.md), w2, b2, eps)
+        self.saved = (x, w, mean, rstd)
+        return be.reshape(y, x.shape)
+
+    def backward(self, g):
+        be = self.be
+        x, w, mean, rstd = self.saved
+        p = self.parents
+        need_wb = p[1] is not None or p[2] is not None
+        w2 = None if w is None else be.reshape(w, (self.md[1],))
+        gx, gw, gb = be.layer_norm_backward(be.reshape(x, self.md), be.reshape(g, self.md),
+                                            mean, rstd, w2, p[0] is not None, need_wb)
+        wshape = x.shape[x.ndim - self.k:]
+        return ((be.reshape(gx, x.shape) if gx is not None else None),
+                (be.reshape(gw, wshape) if p[1] is not None else None),
+                (be.reshape(gb, wshape) if p[2] is not None else None))
+
+
+def _check_channels(name: str, t: Tensor | None, c: int) -> None:
+    if t is not None and t.numel() != c:
+        raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
+
+
+def _channel_view(t: Tensor, ndim: int) -> Tensor:
+    return t.reshape(1, -1, *([1] * (ndim - 2)))  # type: ignore[attr-defined]
+
+
+def _affine(y: Tensor, weight: Tensor | None, bias: Tensor | None) -> Tensor:
+    if weight is not None:
+        y = _e.mul(y, _channel_view(weight, y.ndim))
+    if bias is not None:
+        y = _e.add(y, _channel_view(bias, y.ndim))
+    return y
+
+
+def _bump(*ts: Tensor | None) -> None:
+    for t in ts:
+        if t is not None:
+            t._vc[0] += 1
+
+
+def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
+               weight: Tensor | None = None, bias: Tensor | None = None,
+               training: bool = False, momentum: float | None = 0.1,
+               eps: float = 1e-5) -> Tensor:
+    """Batch normalisation over dim 1 of ``input`` (N, C), (N, C, L) or (N, C, H, W).
+
+    Training: normalise with the batch mean and biased variance; when running statistics are
+    given they are updated in place, in the same kernel pass, with the unbiased variance:
+    ``new = (1 - momentum) * old + momentum * batch``. ``momentum`` is the averaging factor;
+    for a cumulative average the caller passes ``1 / num_batches_tracked`` (as torch's module
+    does). ``momentum=None`` (torch's functional rejects it) leaves the running statistics
+    unchanged. Eval: normalise with the running statistics.
+
+    Example::
+
+        x = lucid.randn(8, 3, 4, 4)
+        rm, rv = lucid.zeros(3), lucid.ones(3)
+        y = batch_norm(x, rm, rv, training=True)      # rm, rv updated in place
+    """
+    if input.ndim < 2:
+        raise ValueError(f"Expected 2D or higher input to batch_norm (got {input.ndim}D input)")
+    c = input.shape[1]
+    for name, t in (("running_mean", running_mean), ("running_var", running_var),
+                    ("weight", weight), ("bias", bias)):
+        _check_channels(name, t, c)
+    if training:
+        if input.numel() // c == 1:
+            raise ValueError("Expected more than 1 value per channel when training, got input "
+                             f"size {Size(input.shape)!r}")
+        upd = running_mean is not None and running_var is not None and momentum is not None
+        y = BatchNormTrain.apply(input, weight, bias, running_mean if upd else None,
+                                 running_var if upd else None, float(momentum or 0.0), eps)
+        if upd:
+            _bump(running_mean, running_var)
+        return y
+    if running_mean is None or running_var is None:
+        raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+    rm, rv = running_mean.detach(), running_var.detach()
+    scale = _e.rsqrt(_e.add(rv, eps))
+    if weight is not None:
+        scale = _e.mul(scale, weight)
+    shift = _e.neg(_e.mul(rm, scale))
+    if bias is not None:
+        shift = _e.add(shift, bias)
+    return _e.add(_e.mul(input, _channel_view(scale, input.ndim)),
+                  _channel_view(shift, input.ndim))
+
+
+def _norm_shape(normalized_shape: Any) -> tuple[int, ...]:
+    if isinstance(normalized_shape, int):
+        return (normalized_shape,)
+    return tuple(int(s) for s in normalized_shape)
+
+
+def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    """Normalise over the trailing ``normalized_shape`` dims, then ``* weight + bias``.
+
+    Example::
+
+        y = layer_norm(lucid.randn(4, 10), (10,))      # each row: mean 0, variance 1
+    """
+    ns = _norm_shape(normalized_shape)
+    k = len(ns)
+    if k == 0 or tuple(input.shape[input.ndim - k:]) != ns or k > input.ndim:
+        raise RuntimeError(
+            f"Given normalized_shape={list(ns)}, expected input with shape "
+            f"[*, {', '.join(str(s) for s in ns)}], but got input of size{list(input.shape)}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and tuple(t.shape) != ns:
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but "
+                               f"got {name} of shape {list(t.shape)} and normalized_shape = "
+                               f"{list(ns)}")
+    return LayerNorm.apply(input, weight, bias, k, eps)
+
+
+def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    """Normalise each group of ``C / num_groups`` channels (and all spatial positions) of each
+    sample, then the per-channel affine.
+
+    Example::
+
+        y = group_norm(lucid.randn(2, 6, 5), 3)
+    """
+    if input.ndim < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "
+                           f"{input.ndim}")
+    n, c = input.shape[0], input.shape[1]
+    if c % num_groups:
+        raise RuntimeError(
+            "Expected number of channels in input to be divisible by num_groups, but got "
+            f"input of shape {list(input.shape)} and num_groups={num_groups}")
+    _check_channels("weight", weight, c)
+    _check_channels("bias", bias, c)
+    rows = input.reshape(n * num_groups, -1)  # type: ignore[attr-defined]
+    y = LayerNorm.apply(rows, None, None, 1, eps).reshape(input.shape)
+    return _affine(y, weight, bias)
+
+
+def instance_norm(input: Tensor, running_mean: Tensor | None = None,
+                  running_var: Tensor | None = None, weight: Tensor | None = None,
+                  bias: Tensor | None = None, use_input_stats: bool = True,
+                  momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Normalise each channel of each sample over its spatial positions.
+
+    With ``use_input_stats`` the running statistics (if given) are updated in place with the
+    batch average of the per-instance statistics; otherwise they normalise the input.
+
+    Example::
+
+        y = instance_norm(lucid.randn(2, 3, 8, 8))
+    """
+    if input.ndim < 3:
+        raise ValueError(f"Expected 3D or higher input to instance_norm (got {input.ndim}D "
+                         "input)")
+    if not use_input_stats:
+        return batch_norm(input, running_mean, running_var, weight, bias, False, momentum, eps)
+    n, c = input.shape[0], input.shape[1]
+    if input.numel() // (n * c) == 1:
+        raise ValueError("Expected more than 1 spatial element when training, got input size "
+                         f"{Size(input.shape)!r}")
+    _check_channels("running_mean", running_mean, c)
+    _check_channels("running_var", running_var, c)
+    be = input._be
+    upd = running_mean is not None and running_var is not None
+    rm = be.tile(running_mean._data, (n,)) if upd else None
+    rv = be.tile(running_var._data, (n,)) if upd else None
+    x = input.reshape(1, n * c, *input.shape[2:])  # type: ignore[attr-defined]
+    y = BatchNormTrain.apply(x, None, None, rm, rv, float(momentum), eps)
+    if upd:
+        for t, rep in ((running_mean, rm), (running_var, rv)):
+            t._data = be.assign(t._data, be.mean(be.reshape(rep, (n, c)), 0))
+        _bump(running_mean, running_var)
+    return _affine(y.reshape(input.shape), weight, bias)  # type: ignore[attr-defined]
+
+
+def rms_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,
+             eps: float | None = None) -> Tensor:
+    """``x / sqrt(mean(x**2) + eps) * weight`` over the trailing ``normalized_shape`` dims
+    (``eps=None``: the dtype's machine epsilon).
+
+    Example::
+
+        y = rms_norm(lucid.randn(4, 10), (10,))
+    """
+    ns = _norm_shape(normalized_shape)
+    k = len(ns)
+    if tuple(input.shape[input.ndim - k:]) != ns:
+        raise RuntimeError(
+            f"Given normalized_shape={list(ns)}, expected input with shape "
+            f"[*, {', '.join(str(s) for s in ns)}], but got input of size{list(input.shape)}")
+    if eps is None:
+        import numpy as np
+
+        eps = float(np.finfo(input.dtype.np).eps)
+    dims = tuple(range(input.ndim - k, input.ndim))
+    ms = _r.mean(_e.mul(input, input), dims, keepdim=True)
+    y = _e.mul(input, _e.rsqrt(_e.add(ms, eps)))
+    return y if weight is None else _e.mul(y, weight)
+
+
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
+              out: Tensor | None = None) -> Tensor:
+    """``input / max(||input||_p, eps)`` along ``dim``.
+
+    Example::
+
+        normalize(lucid.tensor([[3.0, 4.0]]))          # tensor([[0.6000, 0.8000]])
+    """
+    n = _e.clamp(_r.norm(input, p, dim, keepdim=True), eps, None)
+    r = _e.div(input, n)
+    if out is not None:
+        out.copy_(r)  # type: ignore[attr-defined]
+        return out
+    return r
+
+
+class _CallableModule(types.ModuleType):
+    """NOTE: importing this module rebinds the attribute ``lucid.ops.norm`` (until then the
+    vector-norm function from ``reduce``) to the module; calling it keeps ``lucid.ops.norm(x)``
+    working."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Tensor:
+        return _r.norm(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule
