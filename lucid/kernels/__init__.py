@@ -8,33 +8,19 @@ access, and kernels compile on first call (or ahead of time with ``warmup``).
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from typing import Any
 
-__all__ = [
-    "cache_dir",
-    "cache_enabled",
-    "clear_cache",
-    "elementwise",
-    "matmul",
-    "reduce",
-    "registry",
-    "warmup",
-]
-
-_MODULES = {"elementwise", "matmul", "reduce", "warmup_mod"}
+__all__ = ["cache_dir", "cache_enabled", "clear_cache", "registry", "warmup"]
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("elementwise", "matmul", "reduce"):
-        return importlib.import_module(f"{__name__}.{name}")
     if name in ("cache_dir", "cache_enabled", "clear_cache"):
         return getattr(importlib.import_module(f"{__name__}._jit"), name)
     if name == "registry":
-        from .warmup import registry
-
-        return registry
-    if name == "warmup":
-        from .warmup import warmup
-
-        return warmup
+        return importlib.import_module(f"{__name__}.warmup").registry
+    if name == "warmup":  # the module is callable: lucid.kernels.warmup(dtypes=...)
+        return importlib.import_module(f"{__name__}.warmup")
+    if not name.startswith("__") and importlib.util.find_spec(f"{__name__}.{name}") is not None:
+        return importlib.import_module(f"{__name__}.{name}")  # kernel modules load on first use
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

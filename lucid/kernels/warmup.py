@@ -8,19 +8,32 @@ from __future__ import annotations
 
 import fnmatch
 import importlib
+import pkgutil
 import sys
 import time
+import types
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 from . import _jit
 
-KERNEL_MODULES: tuple[str, ...] = ("reduce", "elementwise")
+_NOT_KERNELS = {"warmup", "__main__"}
+
+
+def kernel_modules() -> list[str]:
+    """Public modules of lucid.kernels (each registers its kernels when imported)."""
+    here = [str(Path(__file__).resolve().parent)]
+    return sorted(
+        m.name
+        for m in pkgutil.iter_modules(here)
+        if not m.name.startswith("_") and m.name not in _NOT_KERNELS
+    )
 
 
 def registry() -> dict[str, _jit.KernelEntry]:
     """All kernels by name (imports every kernel module first)."""
-    for mod in KERNEL_MODULES:
+    for mod in kernel_modules():
         importlib.import_module(f"{__package__}.{mod}")
     return dict(_jit.REGISTRY)
 
@@ -74,3 +87,13 @@ def warmup(
             file=sys.stderr,
         )
     return rows
+
+
+class _CallableModule(types.ModuleType):
+    """``lucid.kernels.warmup(...)`` calls :func:`warmup` whichever way the module was imported."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> list[dict[str, Any]]:
+        return warmup(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule
