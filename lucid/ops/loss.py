@@ -1,0 +1,509 @@
+"""Loss functions, as ``torch.nn.functional``.
+
+``cross_entropy`` with class indices is one op over the backend's fused kernel (log-softmax,
+the picked log-probability, class weights, label smoothing and the reduction's divisor in one
+pass per row; backward ``softmax - onehot`` in one more). Probability targets compose
+``log_softmax`` with elementwise ops. Pointwise losses are one op each for the unreduced loss,
+then a sum or mean.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+from .. import _dtype
+from .._tensor import Size, Tensor
+from ..autograd.function import Op
+from . import elementwise as _e
+from . import reduce as _r
+from ._util import coerce, sum_to
+from .activation import log_softmax
+
+__all__ = [
+    "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
+    "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
+]
+
+
+def _legacy(size_average: bool | None, reduce: bool | None) -> str:
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    return ("mean" if size_average else "sum") if reduce else "none"
+
+
+def _reduction(reduction: str, size_average: bool | None = None, reduce: bool | None = None
+               ) -> str:
+    if size_average is not None or reduce is not None:
+        reduction = _legacy(size_average, reduce)
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return reduction
+
+
+def _reduce(loss: Tensor, reduction: str) -> Tensor:
+    if reduction == "mean":
+        return _r.mean(loss)
+    if reduction == "sum":
+        return _r.sum(loss)
+    return loss
+
+
+# ---- class-index losses -------------------------------------------------------------------------
+
+
+def _rows_layout(be: Any, x: Any) -> Any:
+    """(N, C, d1, ...) -> (N * d1 * ..., C) rows, class dim last."""
+    if x.ndim == 2:
+        return x
+    if x.ndim == 1:
+        return be.reshape(x, (1, x.shape[0]))
+    perm = (0, *range(2, x.ndim), 1)
+    return be.reshape(be.contiguous(be.transpose(x, perm)), (-1, x.shape[1]))
+
+
+def _from_rows(be: Any, g2: Any, shape: tuple[int, ...]) -> Any:
+    if len(shape) <= 2:
+        return be.reshape(g2, shape)
+    moved = (shape[0], *shape[2:], shape[1])
+    inv = (0, len(shape) - 1, *range(1, len(shape) - 1))
+    return be.transpose(be.reshape(g2, moved), inv)
+
+
+class CrossEntropy(Op):
+    """Cross-entropy of logits against class indices, log-softmax fused, reduction included."""
+
+    def forward(self, x, t, w, ignore, smooth, reduction):
+        be = self.be
+        x2 = _rows_layout(be, x)
+        t1 = be.reshape(t, (-1,))
+        loss, lse, wt = be.cross_entropy(x2, t1, w, ignore, smooth)
+        self.shape, self.tshape, self.red = x.shape, t.shape, reduction
+        self.args = (ignore, smooth)
+        self.saved = (x2, t1, w, lse)
+        if reduction == "none":
+            return be.reshape(loss, t.shape)
+        total = be.sum(loss)
+        if reduction == "sum":
+            return total
+        self.denom = be.sum(wt)
+        return be.div(total, self.denom)
+
+    def backward(self, g):
+        be = self.be
+        x2, t1, w, lse = self.saved
+        if self.red == "none":
+            grow = be.reshape(g, (-1,))
+        else:
+            gs = g if self.red == "sum" else be.div(g, self.denom)
+            grow = be.broadcast_to(be.reshape(gs, (1,)), (x2.shape[0],))
+        gx = be.cross_entropy_backward(x2, t1, lse, w, grow, *self.args)
+        return _from_rows(be, gx, self.shape), None, None
+
+
+class NLLLoss(Op):
+    """Negative log-likelihood: ``-w[t] * x[t]`` picked along dim 1, reduction included."""
+
+    def forward(self, x, t, w, ignore, reduction):
+        be = self.be
+        keep = be.ne(t, ignore)
+        tc = be.where(keep, t, 0)
+        wt = be.astype(keep, self.be.dtype_of(x))
+        if w is not None:
+            wt = be.mul(wt, be.take(w, tc, 0))
+        idx = be.expand_dims(tc, 1)
+        picked = be.squeeze(be.take_along_axis(x, idx, 1), 1)
+        loss = be.neg(be.mul(picked, wt))
+        self.saved = (idx, wt)
+        self.shape, self.red = x.shape, reduction
+        if reduction == "none":
+            return loss
+        total = be.sum(loss)
+        if reduction == "sum":
+            return total
+        self.denom = be.sum(wt)
+        return be.div(total, self.denom)
+
+    def backward(self, g):
+        be = self.be
+        idx, wt = self.saved
+        if self.red == "mean":
+            g = be.div(g, self.denom)
+        src = be.expand_dims(be.neg(be.mul(wt, g)), 1)
+        return be.scatter_add(self.shape, idx, src, 1), None, None
+
+
+def _class_target(input: Tensor, target: Tensor, ignore_index: int) -> tuple[Tensor, Tensor]:
+    """Validate shapes and class indices; unbatched (C,) inputs become (1, C)."""
+    if input.ndim == 1:
+        if target.ndim != 0:
+            raise RuntimeError(f"Expected target to be 0-dimensional for an unbatched input, "
+                               f"got target of shape {list(target.shape)}")
+        input = input.reshape(1, -1)  # type: ignore[attr-defined]
+        target = target.reshape(1)  # type: ignore[attr-defined]
+    elif input.ndim == 0:
+        raise RuntimeError("input tensor should be 1D or 2D or more, got 0D")
+    if target.shape[:1] != input.shape[:1]:
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
+                         f"batch_size ({target.shape[0] if target.ndim else 1}).")
+    want = (input.shape[0], *input.shape[2:])
+    if tuple(target.shape) != want:
+        raise RuntimeError(f"Expected target size {list(want)}, got {list(target.shape)}")
+    if target.dtype.is_floating_point or target.dtype is _dtype.bool_:
+        raise RuntimeError(f"expected scalar type Long but found "
+                           f"{_dtype.torch_name(target.dtype).split('.')[-1].capitalize()}")
+    be = target._be
+    t = be.to_numpy(target._data)
+    n = input.shape[1]
+    bad = (t != ignore_index) & ((t < 0) | (t >= n))
+    if bad.any():
+        v = int(t[bad].flat[0])
+        raise IndexError(f"Target {v} is out of bounds. Expected class indices in [0, {n}) "
+                         f"or ignore_index={ignore_index}.")
+    if target.dtype is not _dtype.int64:
+        target = target.long()  # type: ignore[attr-defined]
+    return input, target
+
+
+def _check_weight(weight: Tensor | None, n: int) -> None:
+    if weight is not None and (weight.ndim != 1 or weight.numel() != n):
+        raise RuntimeError(f"weight tensor should be defined either for all {n} classes or "
+                           f"no classes but got weight tensor of shape: {list(weight.shape)}")
+
+
+def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                  size_average: bool | None = None, ignore_index: int = -100,
+                  reduce: bool | None = None, reduction: str = "mean",
+                  label_smoothing: float = 0.0) -> Tensor:
+    """Cross-entropy between logits ``input`` (N, C, *) or (C,) and ``target``: class indices
+    (N, *) or class probabilities of ``input``'s shape.
+
+    ``mean`` divides by the summed class weights of non-ignored targets (by the number of
+    samples for probability targets). Raises IndexError naming an out-of-range class index.
+
+    Example::
+
+        loss = cross_entropy(lucid.randn(4, 10), lucid.tensor([1, 0, 9, 3]))
+    """
+    reduction = _reduction(reduction, size_average, reduce)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
+                           f"{label_smoothing}")
+    n = input.shape[1] if input.ndim >= 2 else (input.shape[0] if input.ndim else 0)
+    _check_weight(weight, n)
+    if target.dtype.is_floating_point:
+        return _cross_entropy_probs(input, target, weight, reduction, label_smoothing)
+    shape = tuple(input.shape)
+    x, t = _class_target(input, target, ignore_index)
+    out = CrossEntropy.apply(x, t, weight, int(ignore_index), float(label_smoothing),
+                             reduction)
+    if len(shape) == 1 and reduction == "none":
+        return out.reshape(())  # type: ignore[attr-defined]
+    return out
+
+
+def _cross_entropy_probs(input: Tensor, target: Tensor, weight: Tensor | None,
+                         reduction: str, label_smoothing: float) -> Tensor:
+    if tuple(target.shape) != tuple(input.shape):
+        raise RuntimeError(f"Expected target size {list(input.shape)}, got "
+                           f"{list(target.shape)}")
+    cdim = 1 if input.ndim >= 2 else 0
+    n = input.shape[cdim]
+    logp = log_softmax(input, cdim)
+    if label_smoothing > 0:
+        target = _e.add(_e.mul(target, 1 - label_smoothing), label_smoothing / n)
+    prod = _e.mul(logp, target)
+    if weight is not None:
+        prod = _e.mul(prod, weight.reshape(-1, *([1] * (input.ndim - cdim - 1))))  # type: ignore
+    loss = _e.neg(_r.sum(prod, cdim))
+    if reduction == "mean":
+        return _e.div(_r.sum(loss), max(input.numel() // n, 1) if input.numel() else 0.0)
+    return _reduce(loss, reduction)
+
+
+def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
+             size_average: bool | None = None, ignore_index: int = -100,
+             reduce: bool | None = None, reduction: str = "mean") -> Tensor:
+    """Negative log-likelihood of log-probabilities ``input`` (N, C, *) at class ``target``.
+
+    Example::
+
+        loss = nll_loss(log_softmax(lucid.randn(4, 10), 1), lucid.tensor([1, 0, 9, 3]))
+    """
+    reduction = _reduction(reduction, size_average, reduce)
+    n = input.shape[1] if input.ndim >= 2 else (input.shape[0] if input.ndim else 0)
+    _check_weight(weight, n)
+    shape = tuple(input.shape)
+    x, t = _class_target(input, target, ignore_index)
+    out = NLLLoss.apply(x, t, weight, int(ignore_index), reduction)
+    if len(shape) == 1 and reduction == "none":
+        return out.reshape(())  # type: ignore[attr-defined]
+    return out
+
+
+# ---- pointwise losses ---------------------------------------------------------------------------
+
+
+class _PairLoss(Op):
+    """Elementwise ``loss(d)`` of ``d = input - target`` (same shapes); ``dloss`` its derivative."""
+
+    def forward(self, a, b, **kw):
+        be = self.be
+        d = be.sub(a, b)
+        self.kw = kw
+        self.saved = (d,)
+        return self.f(be, d, **kw)
+
+    def backward(self, g):
+        be = self.be
+        ga = be.mul(g, self.df(be, self.saved[0], **self.kw))
+        return ga, (be.neg(ga) if self.parents[1] is not None else None)
+
+
+def _pair(name: str, f: Any, df: Any) -> type[Op]:
+    return type(name, (_PairLoss,), {"f": staticmethod(f), "df": staticmethod(df)})
+
+
+MSE = _pair("MSE", lambda be, d: be.mul(d, d), lambda be, d: be.mul(d, 2))
+L1 = _pair("L1", lambda be, d: be.abs(d), lambda be, d: be.sign(d))
+SmoothL1 = _pair(
+    "SmoothL1",
+    lambda be, d, beta: be.where(be.lt(be.abs(d), beta), be.div(be.mul(be.mul(d, d), 0.5), beta),
+                                 be.sub(be.abs(d), 0.5 * beta)),
+    lambda be, d, beta: be.where(be.lt(be.abs(d), beta), be.div(d, beta), be.sign(d)),
+)
+Huber = _pair(
+    "Huber",
+    lambda be, d, delta: be.where(be.lt(be.abs(d), delta), be.mul(be.mul(d, d), 0.5),
+                                  be.mul(be.sub(be.abs(d), 0.5 * delta), delta)),
+    lambda be, d, delta: be.where(be.lt(be.abs(d), delta), d, be.mul(be.sign(d), delta)),
+)
+
+
+def _broadcast_pair(input: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:
+    if tuple(target.shape) != tuple(input.shape):
+        warnings.warn(
+            f"Using a target size ({Size(target.shape)!r}) that is different to the input size "
+            f"({Size(input.shape)!r}). This will likely lead to incorrect results due to "
+            "broadcasting. Please ensure they have the same size.", stacklevel=3)
+        from .movement import broadcast_tensors
+
+        input, target = broadcast_tensors(input, target)
+    if input.dtype is not target.dtype:
+        input, target = coerce(input, target)
+    return input, target
+
+
+def _pointwise(cls: type[Op], input: Tensor, target: Tensor, reduction: str,
+               weight: Tensor | None = None, weighted_mean: str = "sum", **kw: Any) -> Tensor:
+    a, b = _broadcast_pair(input, target)
+    loss = cls.apply(a, b, **kw)
+    if weight is None:
+        return _reduce(loss, reduction)
+    if tuple(weight.shape) != tuple(input.shape):
+        raise ValueError("Weights and input must have the same size.")
+    loss = _e.mul(loss, weight)
+    if reduction == "mean" and weighted_mean == "sum":
+        return _e.div(_r.sum(loss), _r.sum(weight))
+    return _reduce(loss, reduction)
+
+
+def mse_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
+             reduce: bool | None = None, reduction: str = "mean",
+             weight: Tensor | None = None) -> Tensor:
+    """Mean squared error ``(input - target) ** 2`` (weighted mean: ``sum(w * l) / sum(w)``).
+
+    Example::
+
+        mse_loss(lucid.tensor([1.0, 2.0]), lucid.tensor([1.0, 4.0]))   # tensor(2.)
+    """
+    return _pointwise(MSE, input, target, _reduction(reduction, size_average, reduce), weight)
+
+
+def l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
+            reduce: bool | None = None, reduction: str = "mean",
+            weight: Tensor | None = None) -> Tensor:
+    """Mean absolute error ``|input - target|``.
+
+    Example::
+
+        l1_loss(lucid.tensor([1.0, 2.0]), lucid.tensor([1.0, 4.0]))    # tensor(1.)
+    """
+    return _pointwise(L1, input, target, _reduction(reduction, size_average, reduce), weight)
+
+
+def smooth_l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
+                   reduce: bool | None = None, reduction: str = "mean",
+                   beta: float = 1.0) -> Tensor:
+    """``0.5 * d**2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 * beta`` (``beta=0``: L1).
+
+    Example::
+
+        smooth_l1_loss(lucid.tensor([0.0, 3.0]), lucid.zeros(2))        # tensor(1.2500)
+    """
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    red = _reduction(reduction, size_average, reduce)
+    if beta == 0:
+        return _pointwise(L1, input, target, red)
+    return _pointwise(SmoothL1, input, target, red, beta=float(beta))
+
+
+def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
+               weight: Tensor | None = None) -> Tensor:
+    """``0.5 * d**2`` where ``|d| < delta``, else ``delta * (|d| - 0.5 * delta)``.
+
+    Example::
+
+        huber_loss(lucid.tensor([0.0, 3.0]), lucid.zeros(2))            # tensor(1.2500)
+    """
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    return _pointwise(Huber, input, target, _reduction(reduction), weight, "mean",
+                      delta=float(delta))
+
+
+class BCE(Op):
+    """``-(t * log(x) + (1 - t) * log(1 - x))`` with both logs clamped at -100 (torch)."""
+
+    def forward(self, x, t):
+        be = self.be
+        lx = be.maximum(be.log(x), -100)
+        l1x = be.maximum(be.log1p(be.neg(x)), -100)
+        self.saved = (x, t, lx, l1x)
+        return be.neg(be.add(be.mul(t, lx), be.mul(be.sub(1, t), l1x)))
+
+    def backward(self, g):
+        be = self.be
+        x, t, lx, l1x = self.saved
+        gx = be.div(be.mul(g, be.sub(x, t)), be.maximum(be.mul(be.sub(1, x), x), 1e-12))
+        gt = be.mul(g, be.sub(l1x, lx)) if self.parents[1] is not None else None
+        return gx, gt
+
+
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                         size_average: bool | None = None, reduce: bool | None = None,
+                         reduction: str = "mean") -> Tensor:
+    """Binary cross-entropy between probabilities ``input`` and ``target`` (same shape).
+
+    Example::
+
+        binary_cross_entropy(lucid.tensor([0.5]), lucid.tensor([1.0]))    # tensor(0.6931)
+    """
+    red = _reduction(reduction, size_average, reduce)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Using a target size ({Size(target.shape)!r}) that is different to "
+                         f"the input size ({Size(input.shape)!r}) is deprecated. Please ensure "
+                         "they have the same size.")
+    be = input._be
+    ok = be.logical_and(be.ge(input._data, 0), be.le(input._data, 1))
+    if not bool(be.all(ok)):
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    loss = BCE.apply(*coerce(input, target))
+    if weight is not None:
+        loss = _e.mul(loss, weight)
+    return _reduce(loss, red)
+
+
+class BCEWithLogits(Op):
+    """``(1 - t) * x + lw * softplus(-x)`` with ``lw = 1 + (pos_weight - 1) * t``."""
+
+    def forward(self, x, t, pw):
+        be = self.be
+        sp = be.add(be.maximum(be.neg(x), 0), be.log1p(be.exp(be.neg(be.abs(x)))))
+        lw = None if pw is None else be.add(be.mul(be.sub(pw, 1), t), 1)
+        self.saved = (x, t, pw, sp, lw)
+        return be.add(be.mul(be.sub(1, t), x), sp if lw is None else be.mul(lw, sp))
+
+    def backward(self, g):
+        be = self.be
+        x, t, pw, sp, lw = self.saved
+        p = self.parents
+        s = be.sigmoid(be.neg(x))
+        gx = be.mul(g, be.sub(be.sub(1, t), s if lw is None else be.mul(lw, s)))
+        gt = gpw = None
+        if p[1] is not None:
+            d = be.neg(x) if pw is None else be.add(be.neg(x), be.mul(be.sub(pw, 1), sp))
+            gt = be.mul(g, d)
+        if pw is not None and p[2] is not None:
+            gpw = sum_to(be, be.mul(g, be.mul(t, sp)), pw.shape)
+        return gx, gt, gpw
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
+                                     weight: Tensor | None = None,
+                                     size_average: bool | None = None,
+                                     reduce: bool | None = None, reduction: str = "mean",
+                                     pos_weight: Tensor | None = None) -> Tensor:
+    """Sigmoid + binary cross-entropy in one stable op; ``pos_weight`` weighs positives per
+    class (broadcast along the last dim).
+
+    Example::
+
+        binary_cross_entropy_with_logits(lucid.tensor([0.0]), lucid.tensor([1.0]))  # 0.6931
+    """
+    red = _reduction(reduction, size_average, reduce)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Target size ({Size(target.shape)!r}) must be the same as input size "
+                         f"({Size(input.shape)!r})")
+    x, t = coerce(input, target)
+    loss = BCEWithLogits.apply(x, t, pos_weight)
+    if weight is not None:
+        loss = _e.mul(loss, weight)
+    return _reduce(loss, red)
+
+
+class KLDiv(Op):
+    """Pointwise ``t * (log t - x)`` (``log_target``: ``exp(t) * (t - x)``); 0 where t == 0."""
+
+    def forward(self, x, t, log_target):
+        be = self.be
+        self.log_target = log_target
+        self.saved = (x, t)
+        if log_target:
+            return be.mul(be.exp(t), be.sub(t, x))
+        zero = be.eq(t, 0)
+        tlogt = be.where(zero, 0, be.mul(t, be.log(be.where(zero, 1, t))))
+        return be.sub(tlogt, be.mul(t, x))
+
+    def backward(self, g):
+        be = self.be
+        x, t = self.saved
+        et = be.exp(t) if self.log_target else t
+        gx = be.neg(be.mul(g, et))
+        gt = None
+        if self.parents[1] is not None:
+            if self.log_target:
+                gt = be.mul(g, be.mul(be.add(be.sub(t, x), 1), et))
+            else:
+                zero = be.eq(t, 0)
+                d = be.sub(be.add(be.log(be.where(zero, 1, t)), 1), x)
+                gt = be.where(zero, be.zeros_like(g), be.mul(g, d))
+        return gx, gt
+
+
+def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None,
+           reduce: bool | None = None, reduction: str = "mean", log_target: bool = False
+           ) -> Tensor:
+    """Kullback-Leibler divergence with ``input`` in log space; ``reduction="batchmean"``
+    divides the sum by the batch size (the mathematical KL), ``"mean"`` by every element.
+
+    Example::
+
+        kl_div(lucid.tensor([[-0.7, -0.7]]), lucid.tensor([[0.5, 0.5]]), reduction="batchmean")
+    """
+    if size_average is not None or reduce is not None:
+        reduction = _legacy(size_average, reduce)
+    elif reduction == "mean":
+        warnings.warn(
+            "reduction: 'mean' divides the total loss by both the batch size and the support "
+            "size.'batchmean' divides only by the batch size, and aligns with the KL div math "
+            "definition.'mean' will be changed to behave the same as 'batchmean' in the next "
+            "major release.", stacklevel=2)
+    if reduction not in ("mean", "sum", "none", "batchmean"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    loss = KLDiv.apply(*coerce(input, target), bool(log_target))
+    if reduction == "batchmean":
+        total = _r.sum(loss)
+        return _e.div(total, input.shape[0]) if input.ndim else total
+    return _reduce(loss, reduction)
