@@ -12,24 +12,8 @@ Example::
 
 from . import functional, init
 from .module import Module
-from .modules import (
-    Flatten,
-    Identity,
-    Linear,
-    ModuleDict,
-    ModuleList,
-    ParameterDict,
-    ParameterList,
-    ReLU,
-    Sequential,
-    Sigmoid,
-    Tanh,
-    Unflatten,
-)
+from .modules import *  # noqa: F403
+from .modules import __all__ as _modules_all
 from .parameter import Buffer, Parameter
 
-__all__ = [
-    "Module", "Parameter", "Buffer", "Identity", "Linear", "Flatten", "Unflatten", "ReLU",
-    "Sigmoid", "Tanh", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
-    "ParameterDict", "functional", "init",
-]
+__all__ = ["Module", "Parameter", "Buffer", "functional", "init", *_modules_all]

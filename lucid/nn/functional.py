@@ -4,64 +4,40 @@ Example::
 
     import lucid.nn.functional as F
     y = F.relu(F.linear(x, w, b))
+    loss = F.cross_entropy(logits, labels)
 """
 
 from __future__ import annotations
 
-from .. import ops
-from .._tensor import Tensor
-from ..ops.matmul import linear as _linear
+import importlib
 
-__all__ = ["linear", "relu", "relu_", "sigmoid", "tanh"]
+from ..ops.matmul import linear
+from ..ops.movement import pad
 
+_FAMILIES = ("activation", "norm", "loss", "nn_misc", "conv", "pool")
 
-def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
-    """``input @ weight.T + bias``.
-
-    Example::
-
-        F.linear(lucid.randn(8, 4), lucid.randn(3, 4))   # shape (8, 3)
-    """
-    return _linear(input, weight, bias)
-
-
-def relu(input: Tensor, inplace: bool = False) -> Tensor:
-    """``max(input, 0)``; ``inplace=True`` overwrites ``input``.
-
-    Example::
-
-        F.relu(lucid.tensor([-1.0, 1.0]))               # tensor([0., 1.])
-    """
-    if inplace:
-        return input.relu_()  # type: ignore[attr-defined]
-    return ops.relu(input)
+__all__ = ["linear", "pad"]
+for _fam in _FAMILIES:
+    try:
+        _mod = importlib.import_module(f"lucid.ops.{_fam}")
+    except ModuleNotFoundError as _e:  # a family still being added
+        if _e.name != f"lucid.ops.{_fam}":
+            raise
+        continue
+    for _name in _mod.__all__:
+        globals()[_name] = getattr(_mod, _name)
+        __all__.append(_name)
+del _fam, _mod
 
 
-def relu_(input: Tensor) -> Tensor:
+def relu_(input):  # type: ignore[no-untyped-def]
     """In-place ``relu``.
 
     Example::
 
         F.relu_(x)
     """
-    return input.relu_()  # type: ignore[attr-defined]
+    return input.relu_()
 
 
-def sigmoid(input: Tensor) -> Tensor:
-    """``1 / (1 + exp(-input))``.
-
-    Example::
-
-        F.sigmoid(lucid.zeros(1))                        # tensor([0.5000])
-    """
-    return ops.sigmoid(input)
-
-
-def tanh(input: Tensor) -> Tensor:
-    """``tanh(input)``.
-
-    Example::
-
-        F.tanh(lucid.zeros(1))                           # tensor([0.])
-    """
-    return ops.tanh(input)
+__all__.append("relu_")

@@ -1,13 +1,61 @@
-"""Layer classes, one family per file; new families (conv, pooling, normalization,
-dropout, embedding, losses, attention) add a file here and a line below."""
+"""Layer classes, one family per file."""
 
 from .activation import ReLU, Sigmoid, Tanh
+from .activation_more import (
+    CELU,
+    ELU,
+    GELU,
+    GLU,
+    SELU,
+    Hardshrink,
+    Hardsigmoid,
+    Hardswish,
+    Hardtanh,
+    LeakyReLU,
+    LogSigmoid,
+    LogSoftmax,
+    Mish,
+    PReLU,
+    ReLU6,
+    SiLU,
+    Softmax,
+    Softmin,
+    Softplus,
+    Softshrink,
+    Softsign,
+    Tanhshrink,
+    Threshold,
+)
+from .batchnorm import BatchNorm1d, BatchNorm2d, InstanceNorm1d, InstanceNorm2d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
+from .conv import Conv1d, Conv2d, ConvTranspose2d
+from .dropout import Dropout, Dropout1d, Dropout2d
 from .flatten import Flatten, Unflatten
 from .linear import Identity, Linear
+from .loss import (
+    BCELoss,
+    BCEWithLogitsLoss,
+    CrossEntropyLoss,
+    HuberLoss,
+    KLDivLoss,
+    L1Loss,
+    MSELoss,
+    NLLLoss,
+    SmoothL1Loss,
+)
 from .module import Module
+from .normalization import GroupNorm, LayerNorm, RMSNorm
+from .pooling import (
+    AdaptiveAvgPool1d,
+    AdaptiveAvgPool2d,
+    AdaptiveMaxPool1d,
+    AdaptiveMaxPool2d,
+    AvgPool1d,
+    AvgPool2d,
+    MaxPool1d,
+    MaxPool2d,
+)
+from .sparse import Embedding
+from .transformer import MultiheadAttention, TransformerEncoder, TransformerEncoderLayer
 
-__all__ = [
-    "Module", "Identity", "Linear", "Flatten", "Unflatten", "ReLU", "Sigmoid", "Tanh",
-    "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
-]
+__all__ = [name for name in dir() if name[:1].isupper()]

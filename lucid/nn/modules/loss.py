@@ -1,0 +1,239 @@
+"""Loss modules over the functional losses."""
+
+from __future__ import annotations
+
+from ..._tensor import Tensor
+from .. import functional as F
+from ..module import Module
+
+__all__ = ["L1Loss", "MSELoss", "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss",
+           "SmoothL1Loss", "HuberLoss", "KLDivLoss"]
+
+
+def _reduction(size_average: bool | None, reduce: bool | None, reduction: str) -> str:
+    if size_average is None and reduce is None:
+        return reduction
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    if not reduce:
+        return "none"
+    return "mean" if size_average else "sum"
+
+
+class _Loss(Module):
+    def __init__(self, size_average: bool | None = None, reduce: bool | None = None,
+                 reduction: str = "mean") -> None:
+        super().__init__()
+        self.reduction = _reduction(size_average, reduce, reduction)
+
+
+class _WeightedLoss(_Loss):
+    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
+                 reduce: bool | None = None, reduction: str = "mean") -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+
+
+class L1Loss(_Loss):
+    """Mean absolute error, as ``torch.nn.L1Loss``.
+
+    Example::
+
+        nn.L1Loss()(pred, target)
+    """
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        """Compute the loss.
+
+        Example::
+
+            loss_fn(pred, target)
+        """
+        return F.l1_loss(input, target, reduction=self.reduction)
+
+
+class MSELoss(_Loss):
+    """Mean squared error, as ``torch.nn.MSELoss``.
+
+    Example::
+
+        nn.MSELoss()(pred, target)
+    """
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        """Compute the loss.
+
+        Example::
+
+            loss_fn(pred, target)
+        """
+        return F.mse_loss(input, target, reduction=self.reduction)
+
+
+class CrossEntropyLoss(_WeightedLoss):
+    """Log-softmax + negative log-likelihood in one fused op, as ``torch.nn.CrossEntropyLoss``.
+
+    Example::
+
+        nn.CrossEntropyLoss(label_smoothing=0.1)(logits, labels)
+    """
+
+    __constants__ = ["ignore_index", "reduction", "label_smoothing"]
+
+    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
+                 ignore_index: int = -100, reduce: bool | None = None, reduction: str = "mean",
+                 label_smoothing: float = 0.0) -> None:
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index = ignore_index
+        self.label_smoothing = label_smoothing
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        """Compute the loss.
+
+        Example::
+
+            loss_fn(logits, labels)
+        """
+        return F.cross_entropy(input, target, weight=self.weight, ignore_index=self.ignore_index,
+                               reduction=self.reduction, label_smoothing=self.label_smoothing)
+
+
+class NLLLoss(_WeightedLoss):
+    """Negative log-likelihood of log-probabilities, as ``torch.nn.NLLLoss``.
+
+    Example::
+
+        nn.NLLLoss()(log_probs, labels)
+    """
+
+    __constants__ = ["ignore_index", "reduction"]
+
+    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
+                 ignore_index: int = -100, reduce: bool | None = None,
+                 reduction: str = "mean") -> None:
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index = ignore_index
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        """Compute the loss.
+
+        Example::
+
+            loss_fn(log_probs, labels)
+        """
+        return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index,
+                          reduction=self.reduction)
+
+
+class BCELoss(_WeightedLoss):
+    """Binary cross-entropy of probabilities, as ``torch.nn.BCELoss``.
+
+    Example::
+
+        nn.BCELoss()(probs, targets)
+    """
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        """Compute the loss.
+
+        Example::
+
+            loss_fn(probs, targets)
+        """
+        return F.binary_cross_entropy(input, target, weight=self.weight,
+                                      reduction=self.reduction)
+
+
+class BCEWithLogitsLoss(_Loss):
+    """Sigmoid + binary cross-entropy, computed stably, as ``torch.nn.BCEWithLogitsLoss``.
+
+    Example::
+
+        nn.BCEWithLogitsLoss(pos_weight=lucid.tensor([2.0]))(logits, targets)
+    """
+
+    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
+                 reduce: bool | None = None, reduction: str = "mean",
+                 pos_weight: Tensor | None = None) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+        self.register_buffer("pos_weight", pos_weight)
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        """Compute the loss.
+
+        Example::
+
+            loss_fn(logits, targets)
+        """
+        return F.binary_cross_entropy_with_logits(input, target, self.weight,
+                                                  pos_weight=self.pos_weight,
+                                                  reduction=self.reduction)
+
+
+class SmoothL1Loss(_Loss):
+    """Smooth L1 (quadratic below ``beta``), as ``torch.nn.SmoothL1Loss``.
+
+    Example::
+
+        nn.SmoothL1Loss(beta=0.5)(pred, target)
+    """
+
+    def __init__(self, size_average: bool | None = None, reduce: bool | None = None,
+                 reduction: str = "mean", beta: float = 1.0) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.beta = beta
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        """Compute the loss.
+
+        Example::
+
+            loss_fn(pred, target)
+        """
+        return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
+
+
+class HuberLoss(_Loss):
+    """Huber loss with threshold ``delta``, as ``torch.nn.HuberLoss``.
+
+    Example::
+
+        nn.HuberLoss(delta=2.0)(pred, target)
+    """
+
+    def __init__(self, reduction: str = "mean", delta: float = 1.0) -> None:
+        super().__init__(reduction=reduction)
+        self.delta = delta
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        """Compute the loss.
+
+        Example::
+
+            loss_fn(pred, target)
+        """
+        return F.huber_loss(input, target, reduction=self.reduction, delta=self.delta)
+
+
+class KLDivLoss(_Loss):
+    """Kullback-Leibler divergence of log-probabilities, as ``torch.nn.KLDivLoss``.
+
+    Example::
+
+        nn.KLDivLoss(reduction="batchmean")(log_probs, probs)
+    """
+
+    def __init__(self, size_average: bool | None = None, reduce: bool | None = None,
+                 reduction: str = "mean", log_target: bool = False) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.log_target = log_target
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        """Compute the loss.
+
+        Example::
+
+            loss_fn(log_probs, probs)
+        """
+        return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)

@@ -1,0 +1,179 @@
+"""``LayerNorm`` and ``GroupNorm``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ... import ops
+from ..._tensor import Tensor
+from .. import functional as F
+from .. import init
+from ..module import Module
+from ..parameter import Parameter
+
+__all__ = ["LayerNorm", "GroupNorm", "RMSNorm"]
+
+
+class LayerNorm(Module):
+    """Normalise over the last ``len(normalized_shape)`` dims, as ``torch.nn.LayerNorm``.
+
+    Example::
+
+        nn.LayerNorm(16)(lucid.randn(4, 16)).shape     # (4, 16)
+    """
+
+    __constants__ = ["normalized_shape", "eps", "elementwise_affine"]
+
+    def __init__(self, normalized_shape: Any, eps: float = 1e-5, elementwise_affine: bool = True,
+                 bias: bool = True, device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        if isinstance(normalized_shape, int):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        if elementwise_affine:
+            self.weight = Parameter(ops.empty(self.normalized_shape, device=device, dtype=dtype))
+            if bias:
+                self.bias = Parameter(ops.empty(self.normalized_shape, device=device,
+                                                dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Weight to ones, bias to zeros.
+
+        Example::
+
+            ln.reset_parameters()
+        """
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def forward(self, input: Tensor) -> Tensor:
+        """Apply layer norm.
+
+        Example::
+
+            ln(lucid.randn(4, 16))
+        """
+        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        """PyTorch's text for the options.
+
+        Example::
+
+            nn.LayerNorm(16).extra_repr()   # "(16,), eps=1e-05, elementwise_affine=True"
+        """
+        return ("{normalized_shape}, eps={eps}, elementwise_affine={elementwise_affine}, "
+                "bias={use_bias}").format(**self.__dict__, use_bias=self.bias is not None)
+
+
+class GroupNorm(Module):
+    """Normalise channels in ``num_groups`` groups, as ``torch.nn.GroupNorm``.
+
+    Example::
+
+        nn.GroupNorm(2, 8)(lucid.randn(4, 8, 5, 5)).shape     # (4, 8, 5, 5)
+    """
+
+    __constants__ = ["num_groups", "num_channels", "eps", "affine"]
+
+    def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5, affine: bool = True,
+                 device: Any = None, dtype: Any = None, *, bias: bool = True) -> None:
+        super().__init__()
+        if num_channels % num_groups != 0:
+            raise ValueError("num_channels must be divisible by num_groups")
+        self.num_groups = num_groups
+        self.num_channels = num_channels
+        self.eps = eps
+        self.affine = affine
+        if affine:
+            self.weight = Parameter(ops.empty(num_channels, device=device, dtype=dtype))
+            if bias:
+                self.bias = Parameter(ops.empty(num_channels, device=device, dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Weight to ones, bias to zeros.
+
+        Example::
+
+            gn.reset_parameters()
+        """
+        if self.affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def forward(self, input: Tensor) -> Tensor:
+        """Apply group norm.
+
+        Example::
+
+            gn(lucid.randn(4, 8, 5, 5))
+        """
+        return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        """PyTorch's text for the options.
+
+        Example::
+
+            nn.GroupNorm(2, 8).extra_repr()   # "2, 8, eps=1e-05, affine=True, bias=True"
+        """
+        return ("{num_groups}, {num_channels}, eps={eps}, affine={affine}, "
+                "bias={use_bias}").format(**self.__dict__, use_bias=self.bias is not None)
+
+
+class RMSNorm(Module):
+    """Root-mean-square norm over the last dims, as ``torch.nn.RMSNorm``.
+
+    Example::
+
+        nn.RMSNorm(16)(lucid.randn(4, 16))
+    """
+
+    def __init__(self, normalized_shape: Any, eps: float | None = None,
+                 elementwise_affine: bool = True, device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        if isinstance(normalized_shape, int):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        if elementwise_affine:
+            self.weight = Parameter(ops.ones(self.normalized_shape, device=device, dtype=dtype))
+        else:
+            self.register_parameter("weight", None)
+
+    def forward(self, input: Tensor) -> Tensor:
+        """Apply RMS norm.
+
+        Example::
+
+            norm(lucid.randn(4, 16))
+        """
+        return F.rms_norm(input, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self) -> str:
+        """PyTorch's text for the options.
+
+        Example::
+
+            nn.RMSNorm(16).extra_repr()
+        """
+        return ("{normalized_shape}, eps={eps}, "
+                "elementwise_affine={elementwise_affine}").format(**self.__dict__)

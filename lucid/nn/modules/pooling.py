@@ -1,0 +1,253 @@
+"""Pooling layers: max, average and adaptive pooling in 1-D and 2-D."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..._tensor import Tensor
+from .. import functional as F
+from ..module import Module
+
+__all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d",
+           "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d"]
+
+
+class _MaxPoolNd(Module):
+    __constants__ = ["kernel_size", "stride", "padding", "dilation", "return_indices",
+                     "ceil_mode"]
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
+                 return_indices: bool = False, ceil_mode: bool = False) -> None:
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding = padding
+        self.dilation = dilation
+        self.return_indices = return_indices
+        self.ceil_mode = ceil_mode
+
+    def extra_repr(self) -> str:
+        """PyTorch's text for pooling options.
+
+        Example::
+
+            nn.MaxPool2d(2).extra_repr()
+        """
+        return ("kernel_size={kernel_size}, stride={stride}, padding={padding}, "
+                "dilation={dilation}, ceil_mode={ceil_mode}").format(**self.__dict__)
+
+
+class MaxPool1d(_MaxPoolNd):
+    """1-D max pooling, as ``torch.nn.MaxPool1d``.
+
+    Example::
+
+        nn.MaxPool1d(2)(lucid.randn(1, 3, 8)).shape    # (1, 3, 4)
+    """
+
+    def forward(self, input: Tensor) -> Any:
+        """Pool ``input``.
+
+        Example::
+
+            pool(lucid.randn(1, 3, 8))
+        """
+        return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+
+class MaxPool2d(_MaxPoolNd):
+    """2-D max pooling, as ``torch.nn.MaxPool2d``.
+
+    Example::
+
+        nn.MaxPool2d(2)(lucid.randn(1, 3, 8, 8)).shape    # (1, 3, 4, 4)
+    """
+
+    def forward(self, input: Tensor) -> Any:
+        """Pool ``input``.
+
+        Example::
+
+            pool(lucid.randn(1, 3, 8, 8))
+        """
+        return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+
+class _AvgPoolNd(Module):
+    __constants__ = ["kernel_size", "stride", "padding", "ceil_mode", "count_include_pad"]
+
+    def extra_repr(self) -> str:
+        """PyTorch's text for pooling options.
+
+        Example::
+
+            nn.AvgPool2d(2).extra_repr()
+        """
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AvgPool1d(_AvgPoolNd):
+    """1-D average pooling, as ``torch.nn.AvgPool1d``.
+
+    Example::
+
+        nn.AvgPool1d(2)(lucid.randn(1, 3, 8)).shape     # (1, 3, 4)
+    """
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 ceil_mode: bool = False, count_include_pad: bool = True) -> None:
+        super().__init__()
+        self.kernel_size = _one(kernel_size)
+        self.stride = _one(stride if stride is not None else kernel_size)
+        self.padding = _one(padding)
+        self.ceil_mode = ceil_mode
+        self.count_include_pad = count_include_pad
+
+    def forward(self, input: Tensor) -> Tensor:
+        """Pool ``input``.
+
+        Example::
+
+            pool(lucid.randn(1, 3, 8))
+        """
+        return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad)
+
+
+def _one(v: Any) -> Any:
+    return (v,) if isinstance(v, int) else tuple(v)
+
+
+class AvgPool2d(_AvgPoolNd):
+    """2-D average pooling, as ``torch.nn.AvgPool2d``.
+
+    Example::
+
+        nn.AvgPool2d(2)(lucid.randn(1, 3, 8, 8)).shape     # (1, 3, 4, 4)
+    """
+
+    __constants__ = ["kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
+                     "divisor_override"]
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 ceil_mode: bool = False, count_include_pad: bool = True,
+                 divisor_override: int | None = None) -> None:
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding = padding
+        self.ceil_mode = ceil_mode
+        self.count_include_pad = count_include_pad
+        self.divisor_override = divisor_override
+
+    def forward(self, input: Tensor) -> Tensor:
+        """Pool ``input``.
+
+        Example::
+
+            pool(lucid.randn(1, 3, 8, 8))
+        """
+        return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
+
+
+class _AdaptiveNd(Module):
+    __constants__ = ["output_size", "return_indices"]
+
+    def __init__(self, output_size: Any, return_indices: bool = False) -> None:
+        super().__init__()
+        self.output_size = output_size
+        self.return_indices = return_indices
+
+    def extra_repr(self) -> str:
+        """PyTorch's text: the output size.
+
+        Example::
+
+            nn.AdaptiveAvgPool2d(1).extra_repr()    # "output_size=1"
+        """
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveAvgPool1d(_AdaptiveNd):
+    """Average pooling to a fixed output length, as ``torch.nn.AdaptiveAvgPool1d``.
+
+    Example::
+
+        nn.AdaptiveAvgPool1d(1)(lucid.randn(2, 3, 7)).shape    # (2, 3, 1)
+    """
+
+    def __init__(self, output_size: Any) -> None:
+        super().__init__(output_size)
+
+    def forward(self, input: Tensor) -> Tensor:
+        """Pool ``input``.
+
+        Example::
+
+            pool(lucid.randn(2, 3, 7))
+        """
+        return F.adaptive_avg_pool1d(input, self.output_size)
+
+
+class AdaptiveAvgPool2d(_AdaptiveNd):
+    """Average pooling to a fixed output size, as ``torch.nn.AdaptiveAvgPool2d``.
+
+    Example::
+
+        nn.AdaptiveAvgPool2d((1, 1))(lucid.randn(2, 3, 7, 7)).shape    # (2, 3, 1, 1)
+    """
+
+    def __init__(self, output_size: Any) -> None:
+        super().__init__(output_size)
+
+    def forward(self, input: Tensor) -> Tensor:
+        """Pool ``input``.
+
+        Example::
+
+            pool(lucid.randn(2, 3, 7, 7))
+        """
+        return F.adaptive_avg_pool2d(input, self.output_size)
+
+
+class AdaptiveMaxPool1d(_AdaptiveNd):
+    """Max pooling to a fixed output length (via the 2-D op on a unit height).
+
+    Example::
+
+        nn.AdaptiveMaxPool1d(2)(lucid.randn(2, 3, 8)).shape    # (2, 3, 2)
+    """
+
+    def forward(self, input: Tensor) -> Any:
+        """Pool ``input``.
+
+        Example::
+
+            pool(lucid.randn(2, 3, 8))
+        """
+        out = F.adaptive_max_pool2d(input.unsqueeze(-2), (1, _one(self.output_size)[0]),
+                                    self.return_indices)
+        if self.return_indices:
+            return out[0].squeeze(-2), out[1].squeeze(-2)
+        return out.squeeze(-2)
+
+
+class AdaptiveMaxPool2d(_AdaptiveNd):
+    """Max pooling to a fixed output size, as ``torch.nn.AdaptiveMaxPool2d``.
+
+    Example::
+
+        nn.AdaptiveMaxPool2d(1)(lucid.randn(2, 3, 7, 7)).shape    # (2, 3, 1, 1)
+    """
+
+    def forward(self, input: Tensor) -> Any:
+        """Pool ``input``.
+
+        Example::
+
+            pool(lucid.randn(2, 3, 7, 7))
+        """
+        return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
