@@ -72,6 +72,7 @@ class Tensor:
     __slots__ = ("_data", "_be", "_rg", "grad", "grad_fn", "_vc", "__dict__", "__weakref__")
     # rarely set; living in the instance dict keeps tensor creation cheap
     _base: Tensor | None = None
+    _view_ops: tuple | None = None  # (op class, args, params) steps from _base to this view
     _hooks: list | None = None
     _post_hooks: list | None = None
     __array_priority__ = 1000  # numpy defers ``ndarray + Tensor`` to Tensor.__radd__
@@ -263,7 +264,7 @@ class Tensor:
         new = type(self).__new__(type(self))
         _init(new, self._be.copy(self._data), self._be, self._rg, None)
         for k, v in getattr(self, "__dict__", {}).items():
-            if k not in ("_base", "_hooks", "_post_hooks"):
+            if k not in ("_base", "_view_ops", "_hooks", "_post_hooks"):
                 new.__dict__[k] = _deepcopy(v, memo)
         if self.grad is not None:
             new.grad = self.grad.__deepcopy__(memo)

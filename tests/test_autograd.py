@@ -555,3 +555,69 @@ def test_setitem_of_a_grad_value_into_plain_tensor(torch: Any) -> None:
         return buf.requires_grad, v.grad.item(), buf.is_leaf
 
     assert run(lucid) == run(torch)
+
+
+# ---- in-place ops on views ----------------------------------------------------------------------
+
+
+def _grid(m: Any) -> tuple[Any, Any]:
+    x = m.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+    w = m.tensor([[0.5, -1.0, 2.0], [1.5, 3.0, -0.5]])
+    return x, w
+
+
+def _aug_item(y: Any) -> Any:
+    y[0] += 1  # __getitem__, __iadd__ on the view, __setitem__
+    return y
+
+
+VIEW_CASES = {
+    "getitem_iadd": lambda m, x, w: (_aug_item(x * 2) * w).sum(),
+    "column_mul_": lambda m, x, w: (lambda y: (y[:, 0].mul_(3), (y * w).sum())[1])(x * 2),
+    "transpose_add_": lambda m, x, w: (lambda y: (y.T.add_(w.T), (y * y).sum())[1])(x * 1),
+    "view_exp_then_both": lambda m, x, w: (lambda y: (lambda v: (
+        v.exp_(), (y * w).sum() + v.sum())[1])(y[1]))(x * 1),
+    "strided_zero_": lambda m, x, w: (lambda y: (y.view(6)[::2].zero_(), (y * w).sum())[1])(
+        x * 2),
+    "copy_into_buffer_view": lambda m, x, w: (lambda b: (b[1:].copy_(x[0] * 2), (b * b).sum())[
+        1])(m.zeros(4)),
+    "nested_views": lambda m, x, w: (lambda y: (y[1:][:, 1:].mul_(x[1:, 1:]), (y * w).sum())[
+        1])(x * 1),
+    "reshape_view": lambda m, x, w: (lambda y: (y.reshape(3, 2)[0].add_(10), (y * w).sum())[
+        1])(x * 1),
+    "reshape_copy_leaves_base": lambda m, x, w: (lambda y: (y.T.reshape(6).add_(100),
+                                                           (y * w).sum())[1])(x * 1),
+    "t_": lambda m, x, w: (lambda y: (y.t_(), (y * w.T).sum())[1])(x * 1),
+    "unsqueeze_": lambda m, x, w: (lambda y: (y.unsqueeze_(0), (y * w).sum())[1])(x * 1),
+}
+
+
+@pytest.mark.parametrize("name", list(VIEW_CASES))
+def test_inplace_on_views_matches_torch(torch: Any, name: str) -> None:
+    (x, w), (tx, tw) = _grid(lucid), _grid(torch)
+    out, tout = VIEW_CASES[name](lucid, x, w), VIEW_CASES[name](torch, tx, tw)
+    assert out.item() == pytest.approx(tout.item(), rel=1e-5)
+    out.backward()
+    tout.backward()
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-5)
+
+
+def test_inplace_on_view_updates_base_values() -> None:
+    x = lucid.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    y = x * 1
+    col = y[:, 1]
+    col.mul_(10)
+    assert y.tolist() == [[1.0, 20.0], [3.0, 40.0]] and col.tolist() == [20.0, 40.0]
+    assert y.grad_fn is not None and col.grad_fn is not None
+    assert y._version == col._version == 1
+
+
+def test_view_inplace_ops_on_leaf_raise() -> None:
+    x = leaf(1.0, 2.0)
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
+        x.unsqueeze_(0)
+
+
+def test_inplace_on_expanded_view_raises() -> None:
+    with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
+        lucid.ones(1, 3).expand(2, 3).add_(1)

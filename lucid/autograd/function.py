@@ -35,12 +35,14 @@ class Op:
     only what the wanted gradients need. Arrays that the backward needs go in ``self.saved``
     (a tuple); backward checks that no input or output saved there (by identity) was changed
     in place since. ``saves_output`` marks ops whose backward uses a view of the output that
-    is not itself in ``saved``. ``is_view`` marks ops whose output may alias the first input.
+    is not itself in ``saved``. ``is_view`` marks ops whose output aliases the first input
+    (a forward that had to copy sets ``self.copied``); such ops take one tensor.
     """
 
     saved: tuple = ()
     saves_output = False
     is_view = False
+    copied = False  # set by a view op whose output had to be a copy after all
     _released = False
     _hooks: list | None = None
     _retain: Any = None
@@ -93,10 +95,18 @@ class Op:
                 fn._vcs = vcs
         else:
             t = _make(out, be, False, None)
-        if cls.is_view:
+        if cls.is_view and not fn.copied:
+            # share the version counter, and remember how to rebuild this view from its base
+            # (in-place ops on views write through the base: ops/inplace.py)
             src = args[0]
             t._vc = src._vc
-            t._base = src._base if src._base is not None else src
+            step = (cls, args[1:], params)
+            if src._base is not None:
+                t._base = src._base
+                t._view_ops = src._view_ops + (step,)
+            else:
+                t._base = src
+                t._view_ops = (step,)
         return t
 
     @property

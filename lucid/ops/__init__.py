@@ -145,8 +145,14 @@ _METHODS["clamp_max"] = clamp_max
 
 def _view_inplace(fn: Any) -> Any:
     def f(self: Tensor, *args: Any) -> Tensor:
+        if self._rg and self.grad_fn is None and _ip._grad_on[0]:
+            _ip._check_leaf(self)
         r = fn(self, *args)
         self._data = r._data
+        if r.grad_fn is not None:  # the new shape's gradient must go through the view op
+            self.grad_fn = r.grad_fn
+            if self._base is not None:
+                self._view_ops = r._view_ops
         return self
 
     return f

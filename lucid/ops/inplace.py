@@ -3,7 +3,9 @@
 Each is its out-of-place op written back into the tensor's memory, with the version
 counter bumped so a backward that saved the old values can tell. When a graph is being
 recorded, the op runs on a copy that takes the tensor's place in the graph, then the
-tensor adopts the result's ``grad_fn``.
+tensor adopts the result's ``grad_fn``. On a view, the new values are written into the
+base through ``_ViewWrite`` (PyTorch's CopySlices): the base adopts that node and the view
+gets a fresh node that reads it back, so gradients reach both.
 """
 
 from __future__ import annotations
@@ -19,22 +21,30 @@ from ..autograd.function import Op
 _grad_on = grad_mode._enabled
 
 
+_OVERLAP = (
+    "unsupported operation: more than one element of the written-to tensor refers to a single "
+    "memory location. Please clone() the tensor before performing the operation."
+)
+
+
 def _check_leaf(t: Tensor) -> None:
     if t.grad_fn is None and t._rg:
         raise RuntimeError(
             "a leaf Variable that requires grad is being used in an in-place operation."
         )
     base = t._base
-    if base is not None and base._rg:
-        if base.grad_fn is None:
-            raise RuntimeError(
-                "a view of a leaf Variable that requires grad is being used in an in-place "
-                "operation."
-            )
+    if base is not None and base._rg and base.grad_fn is None:
         raise RuntimeError(
-            "in-place modification of a view of a tensor that requires grad is not supported "
-            "by lucid; clone() the view, or modify the base tensor out of place"
+            "a view of a leaf Variable that requires grad is being used in an in-place "
+            "operation."
         )
+
+
+def _assign(be: Any, dst: Any, src: Any) -> Any:
+    try:
+        return be.assign(dst, src)
+    except ValueError:  # e.g. a read-only broadcast (expanded) view
+        raise RuntimeError(_OVERLAP) from None
 
 
 def inplace(t: Tensor, fn: Callable[[Tensor], Tensor], others: Any = ()) -> Tensor:
@@ -42,11 +52,13 @@ def inplace(t: Tensor, fn: Callable[[Tensor], Tensor], others: Any = ()) -> Tens
     be = t._be
     if _grad_on[0] and (t._rg or any(isinstance(o, Tensor) and o._rg for o in others)):
         _check_leaf(t)
+        if t._base is not None:
+            return _inplace_view(t, fn)
         src = _make(be.copy(t._data), be, t._rg, t.grad_fn)
         r = fn(src)
         _check_cast(r, t)
         _check_shape(r, t)
-        t._data = be.assign(t._data, r._data)
+        t._data = _assign(be, t._data, r._data)
         t._vc[0] += 1
         if r.grad_fn is not None:
             t.grad_fn = r.grad_fn
@@ -55,9 +67,69 @@ def inplace(t: Tensor, fn: Callable[[Tensor], Tensor], others: Any = ()) -> Tens
     r = fn(t)
     _check_cast(r, t)
     _check_shape(r, t)
-    t._data = be.assign(t._data, r._data)
+    t._data = _assign(be, t._data, r._data)
     t._vc[0] += 1
     return t
+
+
+def _inplace_view(t: Tensor, fn: Callable[[Tensor], Tensor]) -> Tensor:
+    """``fn`` applied in place to the view ``t``, recorded as a write into its base."""
+    from ._util import cast
+
+    be, base, chain = t._be, t._base, t._view_ops
+    src = _make(be.copy(t._data), be, t._rg, t.grad_fn)
+    r = fn(src)
+    _check_cast(r, t)
+    _check_shape(r, t)
+    r = cast(r, t.dtype)
+    new = _ViewWrite.apply(_make(be.copy(base._data), be, base._rg, base.grad_fn), r,
+                           chain=chain)
+    base._data = be.assign(base._data, new._data)  # the view sees the values through memory
+    t._vc[0] += 1
+    if new.grad_fn is not None:
+        base.grad_fn = new.grad_fn
+        base._rg = True
+        v = base
+        for cls, args, params in chain:  # the view, read back from the updated base
+            v = cls.apply(v, *args, **params)
+        t.grad_fn = v.grad_fn
+        t._rg = True
+    return t
+
+
+def _view_of(be: Any, x: Any, chain: tuple) -> Any:
+    """Replay a view chain on a backend array (each step's forward, no graph)."""
+    for cls, args, params in chain:
+        op = cls.__new__(cls)
+        op.be = be
+        op.parents = (None,) * (1 + len(args))
+        x = op.forward(x, *args, **params)
+    return x
+
+
+class _ViewWrite(Op):
+    """``base`` with the region that ``chain`` selects replaced by ``value``."""
+
+    def forward(self, base, value, chain):
+        be = self.be
+        self.chain = chain
+        out = be.copy(base)
+        dst = _view_of(be, out, chain)
+        if not be.shares_memory(dst, out):
+            raise RuntimeError("in-place write through this view is not supported; clone() it "
+                               "first")
+        _assign(be, dst, value)
+        return out
+
+    def backward(self, g):
+        be = self.be
+        gb = gv = None
+        if self.parents[0] is not None:
+            gb = be.copy(g)
+            be.assign(_view_of(be, gb, self.chain), 0)
+        if self.parents[1] is not None:
+            gv = be.copy(_view_of(be, g, self.chain))
+        return gb, gv
 
 
 def _check_shape(r: Tensor, t: Tensor) -> None:

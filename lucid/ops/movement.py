@@ -48,7 +48,11 @@ class Reshape(Op):
                     "one dimension spans across two contiguous subspaces). Use .reshape(...) "
                     "instead."
                 ) from None
-        return self.be.reshape(x, shape)
+        be = self.be
+        out = be.reshape(x, shape)
+        if not be.is_contiguous(x) and not be.shares_memory(out, x):
+            self.copied = True  # reshape of a strided view: a copy, as in PyTorch
+        return out
 
     def backward(self, g):
         return self.be.reshape(g, self.shape), None, None
