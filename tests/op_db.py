@@ -69,6 +69,10 @@ def _clamp_samples(rng: np.random.Generator) -> Iterable[Sample]:
     yield Sample(T(U(rng, (3, 4))), T(lo), None, name="tensor_min")
     yield Sample(T(U(rng, (2, 3))), None, T(U(rng, (2, 1))), name="tensor_max_bcast")
     yield Sample(T(U(rng, (2, 4))), T(U(rng, (2, 4))), T(U(rng, (2, 4))), name="min_gt_max")
+    yield Sample(T(np.array([-0.5, 0.0, 0.7, 1.0])), -0.5, 0.7, fd=False, name="on_bounds")
+    x = np.array([-0.5, 0.2, 0.7])
+    yield Sample(T(x), T(np.array([-0.5, 0.3, 0.0])), T(np.array([1.0, 0.3, 0.7])), fd=False,
+                 name="on_tensor_bounds")
 
 
 def _where_samples(rng: np.random.Generator) -> Iterable[Sample]:
@@ -195,13 +199,29 @@ def _var_samples(rng: np.random.Generator) -> Iterable[Sample]:
     yield Sample(T(U(rng, (3, 5))), dim=(0, 1), keepdim=False, correction=2)
 
 
-def _full_samples(gen: Any = U) -> Any:
+def _full_samples(gen: Any = U, ties: bool = False) -> Any:
     def samples(rng: np.random.Generator) -> Iterable[Sample]:
         for shape, layout in [((3, 4), "c"), ((), "c"), ((4, 3), "t"), ((5,), "s"),
                               ((2, 3, 2), "c")]:
             yield Sample(T(gen(rng, shape), layout))
+        if ties:
+            yield Sample(T(np.array([[1.0, 3.0, 3.0], [-3.0, 0.5, 3.0]])), fd=False,
+                         name="ties")
 
     return samples
+
+
+def _tie_samples(rng: np.random.Generator) -> Iterable[Sample]:
+    """Equal values: PyTorch shares max/min gradients evenly, maximum() splits them."""
+    a = np.array([[1.0, 3.0, 3.0], [-3.0, 0.5, 3.0]])
+    yield Sample(T(a), dim=1, keepdim=False, fd=False, name="ties_dim1")
+    yield Sample(T(a), dim=None, keepdim=True, fd=False, name="ties_all")
+
+
+def _tie_pairs(rng: np.random.Generator) -> Iterable[Sample]:
+    yield Sample(T(np.array([1.0, 2.0, -1.0, 0.5])), T(np.array([1.0, 3.0, -1.0, 0.5])),
+                 fd=False, name="ties")
+    yield Sample(T(np.array([[1.0, 2.0]])), T(np.array([2.0])), fd=False, name="ties_bcast")
 
 
 def _maxdim_ref(fn: Any, arg: Any) -> Any:
@@ -218,6 +238,8 @@ def _dim_samples(rng: np.random.Generator) -> Iterable[Sample]:
     yield Sample(T(U(rng, (3, 4)), "t"), dim=0, keepdim=False)
     yield Sample(T(U(rng, ())), dim=0, keepdim=False)
     yield Sample(T(U(rng, (0, 3))), dim=1, keepdim=False)
+    yield Sample(T(np.array([[1.0, 3.0, 3.0], [3.0, 0.5, 3.0]])), dim=1, keepdim=False,
+                 fd=False, name="ties")
 
 
 def _arg_samples(rng: np.random.Generator) -> Iterable[Sample]:
@@ -307,8 +329,15 @@ REDUCTIONS = [
     OpInfo("mean", "mean", _red(np.mean), reduce_samples(), method=True),
     OpInfo("var", "var", _var_ref, _var_samples, method=True),
     OpInfo("std", "std", _std_ref, _var_samples, method=True),
-    OpInfo("max_full", "max", np.max, _full_samples(), method=True),
-    OpInfo("min_full", "min", np.min, _full_samples(), method=True),
+    OpInfo("max_full", "max", np.max, _full_samples(ties=True), method=True),
+    OpInfo("min_full", "min", np.min, _full_samples(ties=True), method=True),
+    OpInfo("amax_ties", "amax", _red(np.max), _tie_samples, method=True),
+    OpInfo("amin_ties", "amin", _red(np.min), _tie_samples, method=True),
+    OpInfo("maximum_ties", "maximum", np.maximum, _tie_pairs, method=True),
+    OpInfo("minimum_ties", "minimum", np.minimum, _tie_pairs, method=True),
+    OpInfo("norm_inf_ties", "norm", _norm_ref, lambda r: [Sample(
+        T(np.array([[1.0, -3.0, 3.0], [0.5, 2.0, -1.0]])), p=float("inf"), dim=1, fd=False)],
+        method=True),
     OpInfo("max_dim", "max", _maxdim_ref(np.max, np.argmax), _dim_samples, method=True),
     OpInfo("min_dim", "min", _maxdim_ref(np.min, np.argmin), _dim_samples, method=True),
     OpInfo("amax", "amax", _red(np.max), reduce_samples(empty=False), method=True),

@@ -62,10 +62,15 @@ class T:
 
 
 class Sample:
-    def __init__(self, *args: Any, name: str = "", **kwargs: Any) -> None:
+    """Positional args (``T`` for tensors) and kwargs of one call. ``fd=False`` marks inputs
+    at a kink (ties, values on a clamp bound), where finite differences are meaningless:
+    such samples are compared with torch's gradients only."""
+
+    def __init__(self, *args: Any, name: str = "", fd: bool = True, **kwargs: Any) -> None:
         self.args = args
         self.kwargs = kwargs
         self.name = name
+        self.fd = fd
 
     @property
     def tensors(self) -> list[T]:
