@@ -1,0 +1,393 @@
+"""Normalisation ops and kernels: numpy references, float64 gradchecks, running statistics,
+torch parity (values, gradients, running stats over several steps), errors, serial and
+parallel kernel builds, and a NUMBA_DISABLE_JIT run of every norm/softmax kernel."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import lucid
+import lucid.ops.norm as N
+from lucid.autograd import gradcheck
+from lucid.kernels import norm as KN
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _t(a, backend, rg=False):
+    return lucid.tensor(np.asarray(a), device=backend, requires_grad=rg)
+
+
+def np_batch_norm(x, w, b, eps=1e-5):
+    axes = (0, *range(2, x.ndim))
+    shape = (1, -1) + (1,) * (x.ndim - 2)
+    mean, var = x.mean(axes), x.var(axes)
+    y = (x - mean.reshape(shape)) / np.sqrt(var.reshape(shape) + eps)
+    return y * w.reshape(shape) + b.reshape(shape), mean, var
+
+
+def np_layer_norm(x, k, eps=1e-5):
+    axes = tuple(range(x.ndim - k, x.ndim))
+    mean = x.mean(axes, keepdims=True)
+    return (x - mean) / np.sqrt(x.var(axes, keepdims=True) + eps)
+
+
+# ---- forward against numpy ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("shape", [(6, 4), (5, 3, 7), (4, 3, 5, 6), (3, 300)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_batch_norm_train_forward_and_running_stats(backend, shape, dtype):
+    rng = np.random.default_rng(0)
+    x = (rng.standard_normal(shape) * 2 + 1).astype(dtype)
+    c = shape[1]
+    w, b = rng.standard_normal(c).astype(dtype), rng.standard_normal(c).astype(dtype)
+    rm, rv = _t(np.full(c, 0.5, dtype), backend), _t(np.full(c, 2.0, dtype), backend)
+    y = N.batch_norm(_t(x, backend), rm, rv, _t(w, backend), _t(b, backend), True, 0.2)
+    ref, mean, var = np_batch_norm(x.astype(np.float64), w, b)
+    tol = 1e-4 if dtype == np.float32 else 1e-10
+    np.testing.assert_allclose(y.numpy(), ref, rtol=tol, atol=tol)
+    m = x.size // c
+    np.testing.assert_allclose(rm.numpy(), 0.8 * 0.5 + 0.2 * mean, rtol=tol, atol=tol)
+    np.testing.assert_allclose(rv.numpy(), 0.8 * 2.0 + 0.2 * var * m / (m - 1), rtol=tol)
+    assert rm._version == 1 and rv._version == 1
+    assert y.dtype.np == dtype
+
+
+def test_batch_norm_eval_uses_running_stats(backend):
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((4, 3, 5))
+    rm, rv = rng.standard_normal(3), rng.random(3) + 0.5
+    w, b = rng.standard_normal(3), rng.standard_normal(3)
+    y = N.batch_norm(_t(x, backend), _t(rm, backend), _t(rv, backend), _t(w, backend),
+                     _t(b, backend), training=False)
+    ref = (x - rm[:, None]) / np.sqrt(rv[:, None] + 1e-5) * w[:, None] + b[:, None]
+    np.testing.assert_allclose(y.numpy(), ref, rtol=1e-12)
+
+
+def test_batch_norm_without_running_stats_or_affine(backend):
+    x = np.random.default_rng(2).standard_normal((8, 2, 3))
+    y = N.batch_norm(_t(x, backend), None, None, training=True)
+    np.testing.assert_allclose(y.numpy(), np_batch_norm(x, np.ones(2), np.zeros(2))[0],
+                               atol=1e-12)
+
+
+def test_batch_norm_momentum_none_keeps_running_stats(backend):
+    rm, rv = lucid.zeros(3, device=backend), lucid.ones(3, device=backend)
+    N.batch_norm(lucid.randn(4, 3, device=backend), rm, rv, training=True, momentum=None)
+    assert rm.numpy().tolist() == [0, 0, 0] and rv.numpy().tolist() == [1, 1, 1]
+
+
+def test_running_stats_other_dtype_are_written_back():
+    x = np.random.default_rng(3).standard_normal((6, 2, 4)).astype(np.float32)
+    rm, rv = lucid.zeros(2, dtype=lucid.float64), lucid.ones(2, dtype=lucid.float64)
+    N.batch_norm(lucid.tensor(x), rm, rv, training=True, momentum=1.0)
+    np.testing.assert_allclose(rm.numpy(), x.mean((0, 2)), rtol=1e-5)
+    np.testing.assert_allclose(rv.numpy(), x.astype(np.float64).var((0, 2), ddof=1), rtol=1e-5)
+
+
+@pytest.mark.parametrize("shape,k", [((4, 7), 1), ((2, 3, 4, 5), 2), ((3, 1, 6), 3)])
+def test_layer_norm_forward(backend, shape, k):
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal(shape) * 3 + 2
+    w, b = rng.standard_normal(shape[-k:]), rng.standard_normal(shape[-k:])
+    y = N.layer_norm(_t(x, backend), shape[-k:], _t(w, backend), _t(b, backend))
+    np.testing.assert_allclose(y.numpy(), np_layer_norm(x, k) * w + b, rtol=1e-10, atol=1e-10)
+    y0 = N.layer_norm(_t(x, backend), shape[-k:])
+    np.testing.assert_allclose(y0.numpy(), np_layer_norm(x, k), rtol=1e-10, atol=1e-10)
+
+
+def test_group_instance_rms_normalize(backend):
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((2, 6, 3, 2))
+    w, b = rng.standard_normal(6), rng.standard_normal(6)
+    g = N.group_norm(_t(x, backend), 3, _t(w, backend), _t(b, backend))
+    ref = np_layer_norm(x.reshape(2, 3, -1), 1).reshape(x.shape)
+    np.testing.assert_allclose(g.numpy(), ref * w[:, None, None] + b[:, None, None], atol=1e-12)
+    i = N.instance_norm(_t(x, backend))
+    np.testing.assert_allclose(i.numpy(), np_layer_norm(x.reshape(12, -1), 1).reshape(x.shape),
+                               atol=1e-12)
+    r = N.rms_norm(_t(x, backend), (2,), eps=1e-6)
+    np.testing.assert_allclose(r.numpy(), x / np.sqrt((x * x).mean(-1, keepdims=True) + 1e-6))
+    n = N.normalize(_t(x, backend), dim=1)
+    np.testing.assert_allclose(n.numpy(), x / np.linalg.norm(x, axis=1, keepdims=True))
+
+
+def test_instance_norm_running_stats_average_the_batch(backend):
+    x = np.random.default_rng(6).standard_normal((3, 2, 5))
+    rm, rv = lucid.zeros(2, dtype=lucid.float64, device=backend), \
+        lucid.ones(2, dtype=lucid.float64, device=backend)
+    N.instance_norm(_t(x, backend), rm, rv, momentum=1.0)
+    np.testing.assert_allclose(rm.numpy(), x.mean(2).mean(0))
+    np.testing.assert_allclose(rv.numpy(), x.var(2, ddof=1).mean(0))
+    assert rm._version == 1
+    y = N.instance_norm(_t(x, backend), rm, rv, use_input_stats=False)
+    np.testing.assert_allclose(y.numpy(), (x - rm.numpy()[:, None]) /
+                               np.sqrt(rv.numpy()[:, None] + 1e-5))
+
+
+def test_norm_module_attribute_stays_callable():
+    assert lucid.ops.norm(lucid.tensor([3.0, 4.0])).item() == 5.0
+    assert lucid.norm(lucid.tensor([3.0, 4.0])).item() == 5.0
+
+
+# ---- gradchecks (float64, tiny) -----------------------------------------------------------------
+
+
+def _leaves(backend, *shapes, seed=0):
+    rng = np.random.default_rng(seed)
+    return [_t(rng.standard_normal(s) + (0.5 if i else 0.0), backend, True)
+            for i, s in enumerate(shapes)]
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (3, 2, 4), (2, 2, 3, 2)])
+def test_gradcheck_batch_norm_train(backend, shape):
+    x, w, b = _leaves(backend, shape, (shape[1],), (shape[1],))
+    rm = lucid.zeros(shape[1], dtype=lucid.float64, device=backend)
+    rv = lucid.ones(shape[1], dtype=lucid.float64, device=backend)
+    assert gradcheck(lambda x, w, b: N.batch_norm(x, rm, rv, w, b, True), (x, w, b))
+    assert gradcheck(lambda x: N.batch_norm(x, None, None, training=True), (x,))
+
+
+def test_gradcheck_batch_norm_eval(backend):
+    x, w, b = _leaves(backend, (3, 2, 2), (2,), (2,))
+    rm, rv = _t([0.1, -0.2], backend), _t([1.5, 0.7], backend)
+    assert gradcheck(lambda x, w, b: N.batch_norm(x, rm, rv, w, b, False), (x, w, b))
+
+
+@pytest.mark.parametrize("shape,k", [((3, 4), 1), ((2, 2, 3), 2)])
+def test_gradcheck_layer_norm(backend, shape, k):
+    x, w, b = _leaves(backend, shape, shape[-k:], shape[-k:])
+    assert gradcheck(lambda x, w, b: N.layer_norm(x, shape[-k:], w, b), (x, w, b))
+    assert gradcheck(lambda x: N.layer_norm(x, shape[-k:]), (x,))
+
+
+def test_gradcheck_group_instance_rms_normalize(backend):
+    x, w, b = _leaves(backend, (2, 4, 3), (4,), (4,))
+    assert gradcheck(lambda x, w, b: N.group_norm(x, 2, w, b), (x, w, b))
+    assert gradcheck(lambda x, w, b: N.instance_norm(x, weight=w, bias=b), (x, w, b))
+    assert gradcheck(lambda x, w: N.rms_norm(x, (3,), w[:3]), (x, w))
+    assert gradcheck(lambda x: N.normalize(x, dim=-1), (x,))
+
+
+def test_gradient_only_for_what_requires_it(backend):
+    x = lucid.randn(4, 3, dtype=lucid.float64, device=backend)
+    w = lucid.ones(3, dtype=lucid.float64, device=backend, requires_grad=True)
+    N.batch_norm(x, None, None, w, None, True).sum().backward()
+    assert x.grad is None and w.grad is not None
+    x.requires_grad_(True)
+    N.layer_norm(x, (3,)).sum().backward()
+    assert x.grad is not None
+
+
+# ---- errors -------------------------------------------------------------------------------------
+
+
+def test_errors():
+    with pytest.raises(ValueError, match=r"Expected more than 1 value per channel when training, "
+                                         r"got input size lucid\.Size\(\[1, 4\]\)"):
+        N.batch_norm(lucid.randn(1, 4), None, None, training=True)
+    with pytest.raises(RuntimeError, match="running_mean should contain 3 elements not 4"):
+        N.batch_norm(lucid.randn(2, 3), lucid.zeros(4), lucid.ones(4))
+    with pytest.raises(RuntimeError, match=r"Given normalized_shape=\[4\], expected input with "
+                                           r"shape \[\*, 4\], but got input of size\[3, 5\]"):
+        N.layer_norm(lucid.randn(3, 5), (4,))
+    with pytest.raises(RuntimeError, match="divisible by num_groups"):
+        N.group_norm(lucid.randn(3, 5), 2)
+    with pytest.raises(RuntimeError, match="running_mean and running_var must be defined"):
+        N.batch_norm(lucid.randn(3, 5), None, None)
+
+
+@pytest.mark.parity
+def test_error_messages_match_torch(torch):
+    F = torch.nn.functional
+    cases = [
+        (lambda m: m.batch_norm(m.randn(1, 4), None, None, training=True), "batch_norm"),
+        (lambda m: m.layer_norm(m.randn(3, 5), (4,)), "layer_norm"),
+        (lambda m: m.group_norm(m.randn(3, 5), 2), "group_norm"),
+    ]
+    for fn, name in cases:
+        with pytest.raises(Exception) as te:
+            fn(type("M", (), {"randn": staticmethod(torch.randn),
+                              name: staticmethod(getattr(F, name))}))
+        with pytest.raises(type(te.value)) as le:
+            fn(type("M", (), {"randn": staticmethod(lucid.randn),
+                              name: staticmethod(getattr(N, name))}))
+        assert str(le.value) == str(te.value).replace("torch.", "lucid.")
+
+
+# ---- torch parity -------------------------------------------------------------------------------
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("shape", [(8, 5), (4, 3, 7), (4, 3, 5, 6)])
+@pytest.mark.parametrize("cumulative", [False, True])
+def test_batch_norm_parity_training_steps_then_eval(torch, backend, shape, cumulative):
+    rng = np.random.default_rng(7)
+    c = shape[1]
+    w0, b0 = rng.standard_normal(c).astype(np.float32), rng.standard_normal(c).astype(np.float32)
+    mod = {2: torch.nn.BatchNorm1d, 3: torch.nn.BatchNorm1d, 4: torch.nn.BatchNorm2d}[len(shape)]
+    tm = mod(c, momentum=None if cumulative else 0.3)
+    with torch.no_grad():
+        tm.weight.copy_(torch.from_numpy(w0))
+        tm.bias.copy_(torch.from_numpy(b0))
+    w, b = _t(w0, backend, True), _t(b0, backend, True)
+    rm, rv = lucid.zeros(c, device=backend), lucid.ones(c, device=backend)
+    for step in range(1, 5):
+        x = (rng.standard_normal(shape) * step + step).astype(np.float32)
+        g = rng.standard_normal(shape).astype(np.float32)
+        lx, tx = _t(x, backend, True), torch.tensor(x, requires_grad=True)
+        factor = 1.0 / step if cumulative else 0.3
+        y = N.batch_norm(lx, rm, rv, w, b, True, factor)
+        ty = tm(tx)
+        y.backward(_t(g, backend))
+        ty.backward(torch.from_numpy(g))
+        np.testing.assert_allclose(y.detach().numpy(), ty.detach().numpy(), rtol=1e-4,
+                                   atol=1e-5)
+        np.testing.assert_allclose(lx.grad.numpy(), tx.grad.numpy(), rtol=1e-3, atol=1e-5)
+        np.testing.assert_allclose(rm.numpy(), tm.running_mean.numpy(), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(rv.numpy(), tm.running_var.numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(w.grad.numpy(), tm.weight.grad.numpy(), rtol=1e-3, atol=1e-4)
+    np.testing.assert_allclose(b.grad.numpy(), tm.bias.grad.numpy(), rtol=1e-3, atol=1e-4)
+    tm.eval()
+    x = rng.standard_normal(shape).astype(np.float32)
+    y = N.batch_norm(_t(x, backend), rm, rv, w, b, False)
+    np.testing.assert_allclose(y.detach().numpy(), tm(torch.from_numpy(x)).detach().numpy(),
+                               rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parity
+def test_norm_family_parity(torch, backend):
+    F = torch.nn.functional
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal((3, 4, 5, 2)).astype(np.float32)
+    w, b = rng.standard_normal(4).astype(np.float32), rng.standard_normal(4).astype(np.float32)
+    wl, bl = rng.standard_normal((5, 2)).astype(np.float32), rng.standard_normal((5, 2))
+    bl = bl.astype(np.float32)
+    rmt, rvt = torch.zeros(4), torch.ones(4)
+    rml, rvl = lucid.zeros(4, device=backend), lucid.ones(4, device=backend)
+    cases = [
+        (lambda x, w, b: N.layer_norm(x, (5, 2), w, b),
+         lambda x, w, b: F.layer_norm(x, (5, 2), w, b), (x, wl, bl)),
+        (lambda x, w, b: N.group_norm(x, 2, w, b), lambda x, w, b: F.group_norm(x, 2, w, b),
+         (x, w, b)),
+        (lambda x, w, b: N.instance_norm(x, rml, rvl, w, b),
+         lambda x, w, b: F.instance_norm(x, rmt, rvt, w, b), (x, w, b)),
+        (lambda x, w: N.rms_norm(x, (2,), w), lambda x, w: F.rms_norm(x, (2,), w),
+         (x, w[:2])),
+        (lambda x: N.normalize(x, 3.0, 2), lambda x: F.normalize(x, 3.0, 2), (x,)),
+    ]
+    for lf, tf, arrs in cases:
+        la = [_t(a, backend, True) for a in arrs]
+        ta = [torch.tensor(a, requires_grad=True) for a in arrs]
+        lo, to = lf(*la), tf(*ta)
+        np.testing.assert_allclose(lo.detach().numpy(), to.detach().numpy(), rtol=1e-4,
+                                   atol=1e-5)
+        g = rng.standard_normal(tuple(to.shape)).astype(np.float32)
+        lo.backward(_t(g, backend))
+        to.backward(torch.from_numpy(g))
+        for a, t in zip(la, ta):
+            np.testing.assert_allclose(a.grad.numpy(), t.grad.numpy(), rtol=1e-3, atol=1e-4)
+    np.testing.assert_allclose(rml.numpy(), rmt.numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(rvl.numpy(), rvt.numpy(), rtol=1e-5, atol=1e-6)
+
+
+# ---- kernels: both builds, layouts --------------------------------------------------------------
+
+
+@pytest.fixture(params=["serial", "parallel"])
+def build(request, monkeypatch):
+    par = request.param == "parallel"
+    monkeypatch.setattr(KN, "use_parallel", lambda n, kind="reduce": par)
+    return request.param
+
+
+@pytest.mark.parametrize("shape", [(5, 300), (3, 4, 9), (2, 3, 1, 1)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_kernels_both_builds(build, shape, dtype):
+    rng = np.random.default_rng(9)
+    x = (rng.standard_normal(shape) * 2 + 3).astype(dtype)
+    g = rng.standard_normal(shape).astype(dtype)
+    c = shape[1]
+    w, b = rng.standard_normal(c).astype(dtype), rng.standard_normal(c).astype(dtype)
+    rm, rv = np.zeros(c, dtype), np.ones(c, dtype)
+    y, mean, invstd = KN.batch_norm_train(x, w, b, rm, rv, 0.1, 1e-5)
+    ref = lucid.backend.get_backend("numpy")
+    rm2, rv2 = np.zeros(c, dtype), np.ones(c, dtype)
+    y2, mean2, invstd2 = ref.batch_norm_train(x, w, b, rm2, rv2, 0.1, 1e-5)
+    tol = dict(rtol=2e-4, atol=2e-4) if dtype == np.float32 else dict(rtol=1e-9, atol=1e-9)
+    for a, e in [(y, y2), (mean, mean2), (invstd, invstd2), (rm, rm2), (rv, rv2)]:
+        np.testing.assert_allclose(a, e, **tol)
+    for need in (True, False):
+        got = KN.batch_norm_backward(x, g, mean, invstd, w, need)
+        exp = ref.batch_norm_backward(x, g, mean2, invstd2, w, need)
+        for a, e in zip(got, exp):
+            if e is None:
+                assert a is None
+            else:
+                np.testing.assert_allclose(a, e, **tol)
+    x2 = x.reshape(shape[0], -1)
+    w2, b2 = rng.standard_normal(x2.shape[1]).astype(dtype), np.zeros(x2.shape[1], dtype)
+    yl, ml, rl = KN.layer_norm(x2, w2, b2, 1e-5)
+    ye, me, re = ref.layer_norm(x2, w2, b2, 1e-5)
+    np.testing.assert_allclose(yl, ye, **tol)
+    got = KN.layer_norm_backward(x2, g.reshape(x2.shape), ml, rl, w2)
+    exp = ref.layer_norm_backward(x2, g.reshape(x2.shape), me, re, w2)
+    for a, e in zip(got, exp):
+        np.testing.assert_allclose(a, e, **tol)
+
+
+def test_kernels_take_strided_and_empty_inputs():
+    x = np.random.default_rng(10).standard_normal((6, 8, 3))[:, ::2].transpose(0, 1, 2)
+    y, _, _ = KN.batch_norm_train(x, None, None, None, None, 0.1, 1e-5)
+    np.testing.assert_allclose(y.mean((0, 2)), 0, atol=1e-12)
+    y, m, r = KN.layer_norm(np.empty((0, 4), np.float32), None, None, 1e-5)
+    assert y.shape == (0, 4) and m.shape == (0,)
+    gx, gw, gb = KN.layer_norm_backward(np.empty((0, 4)), np.empty((0, 4)), m, r, None)
+    assert gx.shape == (0, 4) and gw.tolist() == [0, 0, 0, 0]
+
+
+_NOJIT = """
+import numpy as np, numba
+assert numba.config.DISABLE_JIT
+from lucid.kernels import norm as KN, softmax as KS
+rng = np.random.default_rng(0)
+x = rng.standard_normal((4, 3, 5)).astype(np.float32); g = rng.standard_normal(x.shape)
+rm, rv = np.zeros(3, np.float32), np.ones(3, np.float32)
+y, m, s = KN.batch_norm_train(x, None, None, rm, rv, 0.1, 1e-5)
+assert np.allclose(y.mean((0, 2)), 0, atol=1e-5) and np.allclose(rm, 0.1 * x.mean((0, 2)))
+gx, gw, gb = KN.batch_norm_backward(x, g.astype(np.float32), m, s, None)
+assert np.allclose(gx.sum((0, 2)), 0, atol=1e-4) and np.allclose(gb, g.sum((0, 2)), atol=1e-4)
+y2, _, _ = KN.batch_norm_train(x[:, :, 0], None, None, None, None, 0.1, 1e-5)
+assert np.allclose(y2.std(0), 1, atol=1e-3)
+yl, ml, rl = KN.layer_norm(x.reshape(4, 15), None, None, 1e-5)
+gl = KN.layer_norm_backward(x.reshape(4, 15), g.reshape(4, 15), ml, rl, None)
+assert np.allclose(gl[0].sum(1), 0, atol=1e-4)
+for dt in (np.float32, np.float64):
+    z = (rng.standard_normal((3, 7)) * 30).astype(dt)
+    p = KS.softmax(z, 1)
+    e = np.exp(z - z.max(1, keepdims=True)); e /= e.sum(1, keepdims=True)
+    assert np.allclose(p, e, rtol=1e-5, atol=1e-7), (p, e)
+    assert np.allclose(KS.softmax(z, 0, log=True), np.log(KS.softmax(z, 0)), atol=1e-4)
+    t = np.array([0, 6, -100])
+    loss, lse, wt = KS.cross_entropy(z, t, None, -100, 0.1)
+    gx = KS.cross_entropy_backward(z, t, lse, np.ones(3), None, -100, 0.1)
+    assert loss[2] == 0 and wt.tolist() == [1, 1, 0] and np.allclose(gx[:2].sum(1), 0, atol=1e-5)
+print("nojit ok")
+"""
+
+
+def test_kernels_without_jit():
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("OPENBLAS_THREAD_TIMEOUT", "GOMP_SPINCOUNT")}
+    env.update(NUMBA_DISABLE_JIT="1", PYTHONPATH=str(REPO) + os.pathsep + env.get("PYTHONPATH", ""))
+    proc = subprocess.run([sys.executable, "-c", _NOJIT], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "nojit ok" in proc.stdout
