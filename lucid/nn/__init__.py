@@ -10,10 +10,10 @@ Example::
     loss.backward()
 """
 
-from . import functional, init
+from . import functional, init, utils
 from .module import Module
 from .modules import *  # noqa: F403
 from .modules import __all__ as _modules_all
 from .parameter import Buffer, Parameter
 
-__all__ = ["Module", "Parameter", "Buffer", "functional", "init", *_modules_all]
+__all__ = ["Module", "Parameter", "Buffer", "functional", "init", "utils", *_modules_all]

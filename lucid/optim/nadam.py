@@ -1,0 +1,97 @@
+"""NAdam: Adam with Nesterov momentum and momentum decay."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from .optimizer import Optimizer, bump, check_flags, check_range, scalar_tensor, zeros_state
+
+__all__ = ["NAdam"]
+
+
+class NAdam(Optimizer):
+    """NAdam (``torch.optim.NAdam``: same options, defaults, state layout and numbers).
+
+    With ``mu_t = beta1 * (1 - 0.5 * 0.96**(t*momentum_decay))`` and ``mu_product`` their
+    running product: ``m = lerp(m, g, 1-beta1)``, ``v = beta2*v + (1-beta2)*g*g``,
+    ``d = sqrt(v/(1-beta2**t)) + eps``, then
+    ``p += -lr*(1-mu_t)/(1-mu_product) * g/d - lr*mu_{t+1}/(1-mu_product*mu_{t+1}) * m/d``.
+    ``decoupled_weight_decay=True`` scales ``p`` by ``1 - lr*wd`` instead of adding ``wd*p``
+    to ``g``. State: ``step``, ``mu_product`` (0-d tensors), ``exp_avg``, ``exp_avg_sq``.
+
+    Example::
+
+        opt = lucid.optim.NAdam(net.parameters(), lr=2e-3, momentum_decay=4e-3)
+        opt.step()
+    """
+
+    def __init__(self, params: Iterable[Any], lr: float = 2e-3,
+                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 0, momentum_decay: float = 4e-3,
+                 decoupled_weight_decay: bool = False, *, foreach: bool | None = None,
+                 maximize: bool = False, capturable: bool = False,
+                 differentiable: bool = False) -> None:
+        check_range(lr, eps, betas, weight_decay)
+        if not 0.0 <= momentum_decay:
+            raise ValueError(f"Invalid momentum_decay value: {momentum_decay}")
+        defaults = {"lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay,
+                    "momentum_decay": momentum_decay,
+                    "decoupled_weight_decay": decoupled_weight_decay, "maximize": maximize,
+                    "foreach": foreach, "capturable": capturable,
+                    "differentiable": differentiable}
+        check_flags(defaults)
+        super().__init__(params, defaults)
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Update every parameter that has a gradient; returns the closure's loss, if any.
+
+        Example::
+
+            opt.step()
+        """
+        loss = self._run_closure(closure)
+        for group in self.param_groups:
+            lr = float(group["lr"])
+            beta1, beta2 = (float(b) for b in group["betas"])
+            wd = group["weight_decay"]
+            md = group["momentum_decay"]
+            decoupled = group["decoupled_weight_decay"]
+            decay = 1.0 - lr * wd if decoupled and wd != 0 else 1.0
+            l2 = 0.0 if decoupled else wd
+            for p in group["params"]:
+                g = p.grad
+                if g is None:
+                    continue
+                state = self.state[p]
+                if len(state) == 0:
+                    state["step"] = scalar_tensor(0.0)
+                    state["mu_product"] = scalar_tensor(1.0)
+                    state["exp_avg"] = zeros_state(p)
+                    state["exp_avg_sq"] = zeros_state(p)
+                t = bump(state["step"])
+                mu = beta1 * (1.0 - 0.5 * (0.96 ** (t * md)))
+                mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((t + 1) * md)))
+                mp = _scale(state["mu_product"], mu)
+                m = state["exp_avg"]
+                v = state["exp_avg_sq"]
+                out = p._be.nadam_update(
+                    p._data, g._data, m._data, v._data, beta1=beta1, beta2=beta2,
+                    eps=group["eps"], weight_decay=l2, decay=decay, bc2=1 - beta2**t,
+                    c_grad=-lr * (1.0 - mu) / (1.0 - mp),
+                    c_avg=(-lr * mu_next) / (1.0 - mp * mu_next),
+                    maximize=group["maximize"])
+                p._data, m._data, v._data = out
+                p._vc[0] += 1
+                m._vc[0] += 1
+                v._vc[0] += 1
+        self._after_step()
+        return loss
+
+
+def _scale(t: Any, factor: float) -> float:
+    """``t *= factor`` for a 0-d state tensor, rounded in its own dtype; returns the value."""
+    be = t._be
+    t._data = be.assign(t._data, be.mul(t._data, be.asarray(factor, be.dtype_of(t._data))))
+    t._vc[0] += 1
+    return float(be.item(t._data))

@@ -1,0 +1,386 @@
+"""``Optimizer``: parameter groups, per-parameter state, state_dict — as ``torch.optim.Optimizer``.
+
+Subclasses implement ``step`` by calling one backend update method per parameter
+(``p._be.adam_update(...)``, ...): the backend updates the arrays in place where it can and
+returns them, so the same Python code serves every device.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections import OrderedDict, defaultdict
+from collections.abc import Callable, Iterable
+from itertools import chain
+from typing import Any
+
+import numpy as np
+
+from .. import _dtype
+from .._tensor import Tensor, _make
+from ..autograd import enable_grad
+from ..backend import get_backend
+
+__all__ = ["Optimizer", "required"]
+
+StateDict = dict[str, Any]
+
+
+class _RequiredParameter:
+    """Singleton marking an option a parameter group must specify (as ``torch.optim.required``)."""
+
+    def __repr__(self) -> str:
+        return "<required parameter>"
+
+
+required = _RequiredParameter()
+
+
+class _Handle:
+    """Returned by the ``register_*_hook`` methods; ``remove()`` unregisters the hook."""
+
+    _next = 0
+
+    def __init__(self, hooks: OrderedDict) -> None:
+        self._hooks = hooks
+        self.id = _Handle._next
+        _Handle._next += 1
+
+    def remove(self) -> None:
+        self._hooks.pop(self.id, None)
+
+
+def _scalar_dtype() -> _dtype.dtype:
+    # torch: float64 step counters when the default dtype is float64, else float32
+    return _dtype.float64 if _dtype.get_default_dtype() is _dtype.float64 else _dtype.float32
+
+
+def scalar_tensor(value: float) -> Tensor:
+    """A 0-d host ("cpu") tensor of the optimizer scalar dtype, as torch's ``state["step"]``."""
+    d = _scalar_dtype()
+    be = get_backend("cpu")
+    return _make(be.from_numpy(np.array(value, dtype=d.np)), be, False, None)
+
+
+def bump(t: Tensor) -> float:
+    """``t += 1`` in place for a 0-d state tensor; returns the new value as a float."""
+    a = t._data
+    if isinstance(a, np.ndarray):
+        a += 1
+    else:
+        t._data = t._be.assign(a, t._be.add(a, 1))
+    t._vc[0] += 1
+    return float(t._be.item(t._data))
+
+
+def zeros_state(p: Tensor, fill: float = 0.0) -> Tensor:
+    """A C-contiguous tensor shaped and typed like ``p``, filled with ``fill``."""
+    be = p._be
+    d = be.dtype_of(p._data)
+    data = be.zeros(p._data.shape, d) if fill == 0 else be.full(p._data.shape, fill, d)
+    return _make(data, be, False, None)
+
+
+def _typename(obj: Any) -> str:
+    t = type(obj)
+    return f"{t.__module__}.{t.__qualname__}" if t.__module__ != "builtins" else t.__qualname__
+
+
+def _to_state(param: Tensor, value: Any, keep_dtype: bool) -> Tensor:
+    """A fresh copy of a state tensor (lucid, numpy or torch) on param's device, cast to
+    param's dtype unless ``keep_dtype`` (the step counters)."""
+    if isinstance(value, Tensor):
+        arr = value._be.to_numpy(value._data)
+    else:
+        arr = np.asarray(value)  # numpy arrays and torch tensors
+    if not keep_dtype and np.issubdtype(arr.dtype, np.floating) \
+            and param.dtype.is_floating_point:
+        arr = arr.astype(param.dtype.np, copy=False)
+    be = get_backend("cpu") if keep_dtype else param._be
+    return _make(be.from_numpy(np.array(arr, order="C", copy=True)), be, False, None)
+
+
+def check_flags(defaults: dict[str, Any]) -> None:
+    """The implementation switches PyTorch offers; lucid runs one fused kernel regardless."""
+    if defaults.get("fused") and defaults.get("foreach"):
+        raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+    if defaults.get("differentiable"):
+        raise NotImplementedError("differentiable=True (autograd through the optimizer step) "
+                                  "is not supported by lucid optimizers")
+    if defaults.get("capturable"):
+        raise NotImplementedError("capturable=True (graph capture) is not supported by lucid "
+                                  "optimizers")
+
+def check_range(lr: float, eps: float | None = None, betas: tuple | None = None,
+                weight_decay: float | None = None) -> None:
+    """PyTorch's constructor checks, with its messages."""
+    if not 0.0 <= lr:
+        raise ValueError(f"Invalid learning rate: {lr}")
+    if eps is not None and not 0.0 <= eps:
+        raise ValueError(f"Invalid epsilon value: {eps}")
+    if betas is not None:
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+    if weight_decay is not None and not 0.0 <= weight_decay:
+        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+
+
+class Optimizer:
+    """Base class of all optimizers, as ``torch.optim.Optimizer``.
+
+    ``params`` is an iterable of Parameters (or ``(name, Parameter)`` pairs), or of dicts
+    that each define a parameter group with its own options; ``defaults`` fills in the
+    options a group leaves out. ``state`` maps each parameter to its state dict.
+
+    lucid differs from PyTorch in one place: ``load_state_dict`` always copies the state
+    tensors, so an optimizer never shares buffers with the dict it was loaded from.
+
+    Example::
+
+        opt = lucid.optim.SGD([{"params": net[0].parameters()},
+                               {"params": net[2].parameters(), "lr": 1e-3}],
+                              lr=1e-2, momentum=0.9)
+        opt.zero_grad()
+        loss_fn(net(x), y).backward()
+        opt.step()
+    """
+
+    # state entries kept as host scalars of their own dtype on load (as torch's "step")
+    _scalar_state: tuple[str, ...] = ("step",)
+
+    def __init__(self, params: Iterable[Any], defaults: dict[str, Any]) -> None:
+        self.defaults = defaults
+        self._optimizer_step_pre_hooks: OrderedDict[int, Callable] = OrderedDict()
+        self._optimizer_step_post_hooks: OrderedDict[int, Callable] = OrderedDict()
+        if isinstance(params, Tensor):
+            raise TypeError(
+                "params argument given to the optimizer should be an iterable of Tensors or "
+                "dicts, but got " + _typename(params)
+            )
+        self.state: defaultdict[Tensor, Any] = defaultdict(dict)
+        self.param_groups: list[dict[str, Any]] = []
+        param_groups = list(params)
+        if len(param_groups) == 0:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(param_groups[0], dict):
+            param_groups = [{"params": param_groups}]
+        for group in param_groups:
+            self.add_param_group(group)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"defaults": self.defaults, "state": self.state,
+                "param_groups": self.param_groups}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.__dict__.setdefault("_optimizer_step_pre_hooks", OrderedDict())
+        self.__dict__.setdefault("_optimizer_step_post_hooks", OrderedDict())
+        for group in self.param_groups:  # options a saved group predates
+            for k, v in self.defaults.items():
+                if v is not required:
+                    group.setdefault(k, v)
+
+    def __repr__(self) -> str:
+        s = self.__class__.__name__ + " ("
+        for i, group in enumerate(self.param_groups):
+            s += f"\nParameter Group {i}\n"
+            for key in sorted(group.keys()):
+                if key != "params":
+                    s += f"    {key}: {group[key]}\n"
+        return s + ")"
+
+    # ---- groups -----------------------------------------------------------------------------
+    def add_param_group(self, param_group: dict[str, Any]) -> None:
+        """Add a group of parameters with its own options (the others come from ``defaults``).
+
+        Example::
+
+            opt.add_param_group({"params": head.parameters(), "lr": 1e-4})
+        """
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
+        params = param_group["params"]
+        if isinstance(params, Tensor):
+            params = [params]
+        elif isinstance(params, (set, frozenset)):
+            raise TypeError(
+                "optimizer parameters need to be organized in ordered collections, but the "
+                "ordering of tensors in sets will change between runs. Please use a list "
+                "instead."
+            )
+        else:
+            params = list(params)
+        tensors, names = [], []
+        for item in params:
+            if isinstance(item, tuple):
+                names.append(item[0])
+                tensors.append(item[1])
+            else:
+                tensors.append(item)
+        param_group["params"] = tensors
+        if names:
+            if len(names) != len(tensors):
+                raise ValueError("all optimizer params should be with/without names. Some "
+                                 "param names are missing")
+            param_group["param_names"] = names
+        for p in tensors:
+            if not isinstance(p, Tensor):
+                raise TypeError("optimizer can only optimize Tensors, but one of the params "
+                                "is " + _typename(p))
+            if not self.defaults.get("differentiable", None) and not (
+                    p.is_leaf or p.retains_grad):
+                raise ValueError("can't optimize a non-leaf Tensor")
+        for name, default in self.defaults.items():
+            if default is required and name not in param_group:
+                raise ValueError("parameter group didn't specify a value of required "
+                                 f"optimization parameter {name}")
+            param_group.setdefault(name, default)
+        ids = {id(p) for p in tensors}
+        if len(ids) != len(tensors):
+            import warnings
+
+            warnings.warn("optimizer contains a parameter group with duplicate parameters; "
+                          "in future, this will cause an error", stacklevel=3)
+        seen: set[int] = set()
+        for group in self.param_groups:
+            seen.update(id(p) for p in group["params"])
+            if ("param_names" in param_group) != ("param_names" in group):
+                txt = "with names" if "param_names" in param_group else "without names"
+                raise ValueError("all optimizer param groups should be with/without names. "
+                                 f"cannot add param group {txt} to the optimizer")
+        if not seen.isdisjoint(ids):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(param_group)
+
+    # ---- gradients and steps ----------------------------------------------------------------
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Reset the gradients of all optimized parameters: to None (default) or to zeros.
+
+        Example::
+
+            opt.zero_grad()           # p.grad is None for every parameter
+        """
+        for group in self.param_groups:
+            for p in group["params"]:
+                g = p.grad
+                if g is None:
+                    continue
+                if set_to_none:
+                    p.grad = None
+                else:
+                    if g.grad_fn is not None:
+                        g.detach_()
+                    else:
+                        g.requires_grad_(False)
+                    g.zero_()
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Update the parameters once; ``closure`` (re-evaluates the loss) is optional for
+        most optimizers. Returns the closure's loss, or None."""
+        raise NotImplementedError
+
+    def _run_closure(self, closure: Callable[[], Any] | None) -> Any:
+        for hook in list(self._optimizer_step_pre_hooks.values()):
+            hook(self, (), {})
+        if closure is None:
+            return None
+        with enable_grad():
+            return closure()
+
+    def _after_step(self) -> None:
+        for hook in list(self._optimizer_step_post_hooks.values()):
+            hook(self, (), {})
+
+    def register_step_pre_hook(self, hook: Callable[..., None]) -> _Handle:
+        """Call ``hook(optimizer, args, kwargs)`` before every ``step``; returns a handle."""
+        h = _Handle(self._optimizer_step_pre_hooks)
+        self._optimizer_step_pre_hooks[h.id] = hook
+        return h
+
+    def register_step_post_hook(self, hook: Callable[..., None]) -> _Handle:
+        """Call ``hook(optimizer, args, kwargs)`` after every ``step``; returns a handle."""
+        h = _Handle(self._optimizer_step_post_hooks)
+        self._optimizer_step_post_hooks[h.id] = hook
+        return h
+
+    # ---- state_dict -------------------------------------------------------------------------
+    def state_dict(self) -> StateDict:
+        """The optimizer's state in PyTorch's layout: ``{"state": {index: {...}},
+        "param_groups": [{..., "params": [indices]}]}``, parameters numbered in group order.
+        State tensors are referenced, not copied.
+
+        Example::
+
+            lucid.save({"model": net.state_dict(), "optim": opt.state_dict()}, "ckpt")
+        """
+        mapping: dict[int, int] = {}
+        start = 0
+
+        def pack(group: dict[str, Any]) -> dict[str, Any]:
+            nonlocal start
+            packed = {k: v for k, v in group.items() if k != "params"}
+            for i, p in enumerate(group["params"], start):
+                mapping.setdefault(id(p), i)
+            packed["params"] = [mapping[id(p)] for p in group["params"]]
+            start += len(packed["params"])
+            return packed
+
+        groups = [pack(g) for g in self.param_groups]
+        state = {(mapping[id(k)] if isinstance(k, Tensor) else k): v
+                 for k, v in self.state.items()}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict: StateDict) -> None:
+        """Load what ``state_dict`` returned (also after ``lucid.save``/``lucid.load``, and
+        PyTorch's layout with numpy or torch tensors). Group count and sizes must match;
+        state tensors are copied to each parameter's device and floating dtype (the step
+        counters keep theirs). Nothing changes if loading fails.
+
+        Example::
+
+            opt.load_state_dict(lucid.load("ckpt")["optim"])
+        """
+        state_dict = dict(state_dict)
+        groups = self.param_groups
+        saved_groups = copy.deepcopy(state_dict["param_groups"])
+        if len(groups) != len(saved_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved_groups)):
+            raise ValueError("loaded state dict contains a parameter group that doesn't match "
+                             "the size of optimizer's group")
+        id_map = dict(zip(chain.from_iterable(g["params"] for g in saved_groups),
+                          chain.from_iterable(g["params"] for g in groups)))
+        scalar_keys = self._scalar_state
+
+        def cast(param: Tensor, value: Any, key: Any = None) -> Any:
+            if isinstance(value, Tensor) or hasattr(value, "__array__") and \
+                    hasattr(value, "shape") and not isinstance(value, (str, bytes)):
+                return _to_state(param, value, key in scalar_keys)
+            if isinstance(value, dict):
+                return {k: cast(param, v, k) for k, v in value.items()}
+            if isinstance(value, (list, tuple)):
+                return type(value)(cast(param, v) for v in value)
+            return value
+
+        state: defaultdict[Any, Any] = defaultdict(dict)
+        for k, v in state_dict["state"].items():
+            if k in id_map:
+                param = id_map[k]
+                state[param] = cast(param, v)
+            else:
+                state[k] = v
+        for param, st in state.items():
+            if isinstance(param, Tensor):
+                for key in scalar_keys:
+                    if key in st and not isinstance(st[key], Tensor):
+                        st[key] = scalar_tensor(float(st[key]))
+
+        def update_group(group: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+            new["params"] = group["params"]
+            if "param_names" in group and "param_names" not in new:
+                new["param_names"] = group["param_names"]
+            return new
+
+        param_groups = [update_group(g, ng) for g, ng in zip(groups, saved_groups)]
+        self.__setstate__({"state": state, "param_groups": param_groups})
