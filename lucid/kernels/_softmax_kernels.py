@@ -115,7 +115,7 @@ def _softmax_last(x, out, log):
     for i in prange(rows):
         m = max_j x[i, j]                               # _row_max
         softmax:  out[i, j] = e_j = exp(x[i, j] - m); s = sum_j e_j; out[i, :] *= 1 / s
-        log:      s = sum_j exp(x[i, j] - m);          out[i, j] = x[i, j] - (m + log(s))
+        log:      out[i, j] = z = x[i, j] - m;  s = sum_j exp(z);  out[i, :] -= log(s)
     """
     rows, n = x.shape
     for i in prange(rows):
@@ -129,7 +129,9 @@ def _softmax_last(x, out, log):
             acc = x.dtype.type(0)
             if log:
                 for j in range(rr.shape[0]):
-                    acc += fast_exp(rr[j] - mx)
+                    z = rr[j] - mx
+                    oo[j] = z
+                    acc += fast_exp(z)
             else:
                 for j in range(rr.shape[0]):
                     v = fast_exp(rr[j] - mx)
@@ -137,9 +139,11 @@ def _softmax_last(x, out, log):
                     acc += v
             s += acc
         if log:
-            c = x.dtype.type(mx + np.log(s))
+            # NOTE: (x - m) is stored first: in one expression fastmath may reassociate it into
+            # x - (m + log(s)), which loses ~ulp(m) near the max
+            c = x.dtype.type(np.log(s))
             for j in range(n):
-                o[j] = r[j] - c
+                o[j] -= c
         else:
             inv = x.dtype.type(1.0 / s)
             for j in range(n):

@@ -12,6 +12,8 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+import numpy as np
+
 from .. import _dtype
 from .._tensor import Size, Tensor
 from ..autograd.function import Op
@@ -368,8 +370,9 @@ class BCE(Op):
 
     def forward(self, x, t):
         be = self.be
-        lx = be.maximum(be.log(x), -100)
-        l1x = be.maximum(be.log1p(be.neg(x)), -100)
+        with np.errstate(divide="ignore"):  # NOTE: log(0) = -inf is clamped, as in torch
+            lx = be.maximum(be.log(x), -100)
+            l1x = be.maximum(be.log1p(be.neg(x)), -100)
         self.saved = (x, t, lx, l1x)
         return be.neg(be.add(be.mul(t, lx), be.mul(be.sub(1, t), l1x)))
 
