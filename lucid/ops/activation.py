@@ -92,8 +92,8 @@ Hardswish = _op(
     "Hardswish",
     lambda be, x: be.mul(x, be.div(be.clip(be.add(x, 3), 0, 6), 6)),
     lambda be, x, y, g: be.where(
-        be.lt(x, -3), _zero(be, g),
-        be.where(be.le(x, 3), be.mul(g, be.add(be.div(x, 3), 0.5)), g)),
+        be.le(x, -3), _zero(be, g),
+        be.where(be.lt(x, 3), be.mul(g, be.add(be.div(x, 3), 0.5)), g)),
 )
 
 
