@@ -73,6 +73,7 @@ class Tensor:
     # rarely set; living in the instance dict keeps tensor creation cheap
     _base: Tensor | None = None
     _view_ops: tuple | None = None  # (op class, args, params) steps from _base to this view
+    _views: list | None = None  # weakrefs to views of this non-leaf, renewed after in-place ops
     _hooks: list | None = None
     _post_hooks: list | None = None
     __array_priority__ = 1000  # numpy defers ``ndarray + Tensor`` to Tensor.__radd__
@@ -264,7 +265,7 @@ class Tensor:
         new = type(self).__new__(type(self))
         _init(new, self._be.copy(self._data), self._be, self._rg, None)
         for k, v in getattr(self, "__dict__", {}).items():
-            if k not in ("_base", "_view_ops", "_hooks", "_post_hooks"):
+            if k not in ("_base", "_view_ops", "_views", "_hooks", "_post_hooks"):
                 new.__dict__[k] = _deepcopy(v, memo)
         if self.grad is not None:
             new.grad = self.grad.__deepcopy__(memo)

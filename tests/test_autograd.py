@@ -588,6 +588,12 @@ VIEW_CASES = {
     "reshape_copy_leaves_base": lambda m, x, w: (lambda y: (y.T.reshape(6).add_(100),
                                                            (y * w).sum())[1])(x * 1),
     "t_": lambda m, x, w: (lambda y: (y.t_(), (y * w.T).sum())[1])(x * 1),
+    "base_changed_view_renewed": lambda m, x, w: (lambda y: (lambda v: (
+        y.mul_(w), (v * v).sum())[1])(y[0]))(x * 1),
+    "sibling_view_renewed": lambda m, x, w: (lambda y: (lambda v, c: (
+        c.copy_(w[:, 0].tanh()), (v * v).sum() + y.sum())[1])(y[1:], y[:, 1]))(x * 1),
+    "view_of_view_renewed": lambda m, x, w: (lambda y: (lambda v: (
+        v[:, 1].copy_(y[0].tanh()[:2]), v.sum())[1])(y[0:2, 1:]))(x * 1),
     "unsqueeze_": lambda m, x, w: (lambda y: (y.unsqueeze_(0), (y * w).sum())[1])(x * 1),
 }
 

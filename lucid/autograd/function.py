@@ -9,6 +9,7 @@ directly), so one backward serves every device.
 from __future__ import annotations
 
 from typing import Any
+from weakref import ref as _weakref
 
 from .._tensor import Tensor, _make
 from . import grad_mode
@@ -101,12 +102,19 @@ class Op:
             src = args[0]
             t._vc = src._vc
             step = (cls, args[1:], params)
-            if src._base is not None:
-                t._base = src._base
+            base = src._base
+            if base is not None:
                 t._view_ops = src._view_ops + (step,)
             else:
-                t._base = src
+                base = src
                 t._view_ops = (step,)
+            t._base = base
+            if t._rg and base.grad_fn is not None:
+                # an in-place op on the base (or another view) must renew this view's node
+                views = base._views
+                if views is None:
+                    views = base._views = []
+                views.append(_weakref(t))
         return t
 
     @property

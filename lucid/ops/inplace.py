@@ -63,6 +63,8 @@ def inplace(t: Tensor, fn: Callable[[Tensor], Tensor], others: Any = ()) -> Tens
         if r.grad_fn is not None:
             t.grad_fn = r.grad_fn
             t._rg = True
+            if t._views:
+                _renew_views(t, None)
         return t
     r = fn(t)
     _check_cast(r, t)
@@ -89,12 +91,33 @@ def _inplace_view(t: Tensor, fn: Callable[[Tensor], Tensor]) -> Tensor:
     if new.grad_fn is not None:
         base.grad_fn = new.grad_fn
         base._rg = True
-        v = base
-        for cls, args, params in chain:  # the view, read back from the updated base
-            v = cls.apply(v, *args, **params)
-        t.grad_fn = v.grad_fn
+        t.grad_fn = _replay(base, chain).grad_fn  # the view, read back from the new base
         t._rg = True
+        if base._views:
+            _renew_views(base, t)
     return t
+
+
+def _replay(base: Tensor, chain: tuple) -> Tensor:
+    v = base
+    for cls, args, params in chain:
+        v = cls.apply(v, *args, **params)
+    return v
+
+
+def _renew_views(base: Tensor, skip: Tensor | None) -> None:
+    """Point every live view of ``base`` at its new node (PyTorch regenerates a view's
+    grad_fn when its base changed in place)."""
+    views, base._views = base._views, None  # replaying registers fresh views: not these
+    alive = []
+    for r in views or ():
+        v = r()
+        if v is None or v._base is not base:
+            continue
+        alive.append(r)
+        if v is not skip and v._rg:
+            v.grad_fn = _replay(base, v._view_ops).grad_fn
+    base._views = alive
 
 
 def _view_of(be: Any, x: Any, chain: tuple) -> Any:
