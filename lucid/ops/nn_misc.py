@@ -339,6 +339,12 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
     if is_causal and attn_mask is not None:
         raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set "
                            "when is_causal=True")
+    if attn_mask is not None and attn_mask.dtype is not _dtype.bool_ and \
+            attn_mask.dtype is not query.dtype:
+        raise RuntimeError(
+            "Expected attn_mask dtype to be bool or float or to match query dtype, but got "
+            f"attn_mask.dtype: {_dtype.c10_name(attn_mask.dtype)} and  query.dtype: "
+            f"{_dtype.c10_name(query.dtype)} instead.")
     lq, s = query.shape[-2], key.shape[-2]
     sc = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
     if enable_gqa and key.ndim >= 3 and key.shape[-3] != query.shape[-3]:
