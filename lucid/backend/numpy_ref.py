@@ -533,3 +533,30 @@ class NumpyBackend:
     nadam_update = staticmethod(_opt.nadam)
     radam_update = staticmethod(_opt.radam)
     del _opt
+
+    # ---- convolution and pooling over NCHW arrays (reference math: _conv_ref.py) ------------
+    # conv2d(x, w, bias|None, stride, ((top, bottom), (left, right)), dilation, groups) -> y
+    # conv2d_grad_input(gy, w, input_shape, stride, padding, dilation, groups) -> dx
+    #     (also a transposed convolution's forward; input_shape may exceed what windows cover)
+    # conv2d_grad_weight(x, gy, weight_shape, stride, padding, dilation, groups) -> dw
+    # unfold(x, kernel, dilation, (ph, pw), stride) -> (N, C*kH*kW, L); fold(cols, (H, W), ...)
+    # max_pool2d(x, kernel, stride, (ph, pw), dilation, (OH, OW)) -> (y, int64 flat indices)
+    # adaptive_max_pool2d(x, (OH, OW)) -> (y, indices); max_pool2d_backward(gy, indices, shape)
+    # avg_pool2d(x, kernel, stride, (ph, pw), (OH, OW), count_include_pad, divisor_override)
+    # avg_pool2d_backward(gy, input_shape, kernel, stride, (ph, pw), count_include_pad, div.)
+    # adaptive_avg_pool2d(x, (OH, OW)); adaptive_avg_pool2d_backward(gy, input_shape)
+    from . import _conv_ref as _cv
+
+    conv2d = staticmethod(_cv.conv2d)
+    conv2d_grad_input = staticmethod(_cv.conv2d_grad_input)
+    conv2d_grad_weight = staticmethod(_cv.conv2d_grad_weight)
+    unfold = staticmethod(_cv.unfold)
+    fold = staticmethod(_cv.fold)
+    max_pool2d = staticmethod(_cv.max_pool2d)
+    adaptive_max_pool2d = staticmethod(_cv.adaptive_max_pool2d)
+    max_pool2d_backward = staticmethod(_cv.max_pool2d_backward)
+    avg_pool2d = staticmethod(_cv.avg_pool2d)
+    avg_pool2d_backward = staticmethod(_cv.avg_pool2d_backward)
+    adaptive_avg_pool2d = staticmethod(_cv.adaptive_avg_pool2d)
+    adaptive_avg_pool2d_backward = staticmethod(_cv.adaptive_avg_pool2d_backward)
+    del _cv

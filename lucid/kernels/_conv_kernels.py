@@ -1,0 +1,271 @@
+"""njit kernels behind ``lucid.kernels.conv`` (the Python wrappers, layouts and figures live there).
+
+Shapes (all C-contiguous, float32 or float64; G groups, Cg = C/G, OCg = OC/G, L = OH*OW):
+
+    x    (N, G, Cg, H, W)        input            w    (G, OCg, Cg*KH*KW)   weight, GEMM form
+    out  (N, G, OCg, OH, OW)     output           wt   (G, Cg*KH*KW, OCg)   weight transposed
+    buf  (Cg*KH*KW, L)           one image's columns
+
+A column row r = (c*KH + kh)*KW + kw holds x[c, oh*sh - pt + kh*dh, ow*sw - pl + kw*dw] at
+oh*OW + ow (zero where that falls in the padding): the (CKg, L) layout makes the per-image GEMMs
+``w[g] @ buf`` land directly in the NCHW output.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import prange
+from numba.core import types as nbt
+
+from ._jit import dual, helper
+
+
+@helper
+def _span(o_n, k, s, p, d, n_in):
+    """Outputs o in [lo, hi) read an in-bounds input: 0 <= o*s - p + k*d < n_in."""
+    off = k * d - p
+    lo = 0
+    if off < 0:
+        lo = (-off + s - 1) // s
+    top = n_in - 1 - off
+    hi = top // s + 1 if top >= 0 else 0
+    if hi > o_n:
+        hi = o_n
+    if lo > hi:
+        lo = hi
+    return lo, hi
+
+
+@helper
+def _im2col(x, buf, KH, KW, sh, sw, pt, pl, dh, dw, OH, OW):
+    """One image's columns: buf[(c, kh, kw), oh*OW + ow] = x[c, ih, iw] or 0 in the padding.
+
+    for c, kh, kw:                          # one buf row each
+        for oh, ow:  buf[r, oh*OW+ow] = x[c, oh*sh-pt+kh*dh, ow*sw-pl+kw*dw]
+    (stride 1 with OW == W: the row is one shifted contiguous copy of the plane, then the
+    columns that wrapped around an edge are zeroed)
+    """
+    C, H, W = x.shape
+    zero = x.dtype.type(0)
+    flat = sh == 1 and sw == 1 and OW == W
+    for c in range(C):
+        xc = x[c]
+        xf = xc.reshape(H * W)
+        for kh in range(KH):
+            ohlo, ohhi = _span(OH, kh, sh, pt, dh, H)
+            for kw in range(KW):
+                row = buf[(c * KH + kh) * KW + kw]
+                owlo, owhi = _span(OW, kw, sw, pl, dw, W)
+                off = kw * dw - pl
+                if flat:
+                    shift = (kh * dh - pt) * W + off
+                    a = max(ohlo * OW, -shift)
+                    b = min(ohhi * OW, H * W - shift)
+                    b = max(a, b)
+                    row[:a] = zero
+                    row[b:] = zero
+                    dst = row[a:b]
+                    src = xf[a + shift:b + shift]
+                    for i in range(b - a):
+                        dst[i] = src[i]
+                    if owlo > 0 or owhi < OW:
+                        for oh in range(ohlo, ohhi):
+                            for ow in range(owlo):
+                                row[oh * OW + ow] = zero
+                            for ow in range(owhi, OW):
+                                row[oh * OW + ow] = zero
+                    continue
+                row[:ohlo * OW] = zero
+                row[ohhi * OW:] = zero
+                m = owhi - owlo
+                for oh in range(ohlo, ohhi):
+                    base = oh * OW
+                    xr = xc[oh * sh - pt + kh * dh]
+                    row[base:base + owlo] = zero
+                    row[base + owhi:base + OW] = zero
+                    dst = row[base + owlo:base + owhi]
+                    src = xr[owlo * sw + off:]
+                    if sw == 1:
+                        for i in range(m):
+                            dst[i] = src[i]
+                    else:
+                        for i in range(m):
+                            dst[i] = src[i * sw]
+
+
+@helper
+def _col2im(buf, dx, KH, KW, sh, sw, pt, pl, dh, dw, OH, OW, scratch):
+    """Scatter-add one image's columns back: dx[c, ih, iw] += buf[(c, kh, kw), oh*OW + ow].
+
+    dx must be zeroed first. for c, kh, kw: for oh, ow in range: dx[c, ih, iw] += buf[r, p]
+    With ``scratch`` (buf may be overwritten) and stride 1, OW == W: padding columns of buf
+    are zeroed, then each row is added as one shifted contiguous run.
+    """
+    C, H, W = dx.shape
+    zero = buf.dtype.type(0)
+    flat = scratch and sh == 1 and sw == 1 and OW == W
+    for c in range(C):
+        dc = dx[c]
+        df = dc.reshape(H * W)
+        for kh in range(KH):
+            ohlo, ohhi = _span(OH, kh, sh, pt, dh, H)
+            for kw in range(KW):
+                row = buf[(c * KH + kh) * KW + kw]
+                owlo, owhi = _span(OW, kw, sw, pl, dw, W)
+                off = kw * dw - pl
+                if flat:
+                    if owlo > 0 or owhi < OW:
+                        for oh in range(ohlo, ohhi):
+                            for ow in range(owlo):
+                                row[oh * OW + ow] = zero
+                            for ow in range(owhi, OW):
+                                row[oh * OW + ow] = zero
+                    shift = (kh * dh - pt) * W + off
+                    a = max(ohlo * OW, -shift)
+                    b = min(ohhi * OW, H * W - shift)
+                    if b > a:
+                        src = row[a:b]
+                        dst = df[a + shift:b + shift]
+                        for i in range(b - a):
+                            dst[i] += src[i]
+                    continue
+                m = owhi - owlo
+                if m <= 0:
+                    continue
+                for oh in range(ohlo, ohhi):
+                    src = row[oh * OW + owlo:oh * OW + owhi]
+                    dst = dc[oh * sh - pt + kh * dh, owlo * sw + off:]
+                    if sw == 1:
+                        for i in range(m):
+                            dst[i] += src[i]
+                    else:
+                        for i in range(m):
+                            dst[i * sw] += src[i]
+
+
+def _gemm_forward(x, w, bias, out, KH, KW, sh, sw, pt, pl, dh, dw, nt):
+    """out[n, g] = w[g] @ im2col(x[n, g]) + bias[g]      (N images split into nt chunks)
+
+    for t in prange(nt):                     # one column buffer per chunk, stays in cache
+        for n in chunk t: for g:
+            buf = im2col(x[n, g]);  out[n, g] = w[g] @ buf (BLAS);  out[n, g] += bias[g]
+    """
+    N, G = x.shape[0], x.shape[1]
+    OCg, CK = w.shape[1], w.shape[2]
+    OH, OW = out.shape[3], out.shape[4]
+    L = OH * OW
+    for t in prange(nt):
+        buf = np.empty((CK, L), x.dtype)
+        for n in range(t * N // nt, (t + 1) * N // nt):
+            for g in range(G):
+                _im2col(x[n, g], buf, KH, KW, sh, sw, pt, pl, dh, dw, OH, OW)
+                o = out[n, g].reshape(OCg, L)
+                np.dot(w[g], buf, o)
+                for oc in range(OCg):
+                    b = bias[g, oc]
+                    orow = o[oc]
+                    for p in range(L):
+                        orow[p] += b
+
+
+def _gemm_grad_input(gy, wt, dx, KH, KW, sh, sw, pt, pl, dh, dw, nt):
+    """dx[n, g] = col2im(wt[g] @ gy[n, g])
+
+    for t in prange(nt):
+        for n in chunk t: for g:
+            buf = wt[g] @ gy[n, g] (BLAS);  dx[n, g] = 0;  dx[n, g] += col2im(buf)
+    """
+    N, G = gy.shape[0], gy.shape[1]
+    OCg = gy.shape[2]
+    OH, OW = gy.shape[3], gy.shape[4]
+    CK = wt.shape[1]
+    L = OH * OW
+    zero = dx.dtype.type(0)
+    for t in prange(nt):
+        buf = np.empty((CK, L), dx.dtype)
+        for n in range(t * N // nt, (t + 1) * N // nt):
+            for g in range(G):
+                np.dot(wt[g], gy[n, g].reshape(OCg, L), buf)
+                d = dx[n, g]
+                d[:] = zero
+                _col2im(buf, d, KH, KW, sh, sw, pt, pl, dh, dw, OH, OW, True)
+
+
+def _gemm_grad_weight(x, gy, dwp, KH, KW, sh, sw, pt, pl, dh, dw, nt):
+    """dwp[t, g] = sum over n in chunk t of gy[n, g] @ im2col(x[n, g]).T   (caller sums over t)
+
+    for t in prange(nt):
+        dwp[t] = 0
+        for n in chunk t: for g:  buf = im2col(x[n, g]);  dwp[t, g] += gy[n, g] @ buf.T (BLAS)
+    """
+    N, G = x.shape[0], x.shape[1]
+    OCg, OH, OW = gy.shape[2], gy.shape[3], gy.shape[4]
+    CK = dwp.shape[3]
+    L = OH * OW
+    zero = x.dtype.type(0)
+    for t in prange(nt):
+        buf = np.empty((CK, L), x.dtype)
+        tmp = np.empty((OCg, CK), x.dtype)
+        acc = dwp[t]
+        acc[:] = zero
+        for n in range(t * N // nt, (t + 1) * N // nt):
+            for g in range(G):
+                _im2col(x[n, g], buf, KH, KW, sh, sw, pt, pl, dh, dw, OH, OW)
+                np.dot(gy[n, g].reshape(OCg, L), buf.T, tmp)
+                a = acc[g]
+                for oc in range(OCg):
+                    for k in range(CK):
+                        a[oc, k] += tmp[oc, k]
+
+
+def _unfold(x, cols, KH, KW, sh, sw, pt, pl, dh, dw, OH, OW):
+    """torch's unfold (im2col) over a batch: cols[n] = im2col(x[n]).
+
+    for n in prange(N):  cols[n] = im2col(x[n])      # (C*KH*KW, OH*OW) each
+    """
+    for n in prange(x.shape[0]):
+        _im2col(x[n], cols[n], KH, KW, sh, sw, pt, pl, dh, dw, OH, OW)
+
+
+def _fold(cols, out, KH, KW, sh, sw, pt, pl, dh, dw, OH, OW):
+    """torch's fold (col2im) over a batch: out[n] = sum of the overlapping column blocks.
+
+    for n in prange(N):  out[n] = 0;  out[n] += col2im(cols[n])
+    """
+    zero = out.dtype.type(0)
+    for n in prange(out.shape[0]):
+        o = out[n]
+        o[:] = zero
+        _col2im(cols[n], o, KH, KW, sh, sw, pt, pl, dh, dw, OH, OW, False)
+
+
+def _sig_gemm_fwd(T):
+    i = nbt.int64
+    return (T[:, :, :, :, ::1], T[:, :, ::1], T[:, ::1], T[:, :, :, :, ::1]) + (i,) * 9
+
+
+def _sig_gemm_gi(T):
+    i = nbt.int64
+    return (T[:, :, :, :, ::1], T[:, :, ::1], T[:, :, :, :, ::1]) + (i,) * 9
+
+
+def _sig_gemm_gw(T):
+    i = nbt.int64
+    return (T[:, :, :, :, ::1], T[:, :, :, :, ::1], T[:, :, :, ::1]) + (i,) * 9
+
+
+def _sig_fold(T):
+    i = nbt.int64
+    return (T[:, :, ::1], T[:, :, :, ::1]) + (i,) * 10
+
+
+def _sig_unfold(T):
+    i = nbt.int64
+    return (T[:, :, :, ::1], T[:, :, ::1]) + (i,) * 10
+
+
+GEMM_FORWARD = dual(_gemm_forward, signatures=[_sig_gemm_fwd])
+GEMM_GRAD_INPUT = dual(_gemm_grad_input, signatures=[_sig_gemm_gi])
+GEMM_GRAD_WEIGHT = dual(_gemm_grad_weight, signatures=[_sig_gemm_gw])
+UNFOLD = dual(_unfold, signatures=[_sig_unfold])
+FOLD = dual(_fold, signatures=[_sig_fold])
