@@ -82,6 +82,9 @@ def cast(t: Tensor, d: _dtype.dtype) -> Tensor:
     return Cast.apply(t, dtype=d)
 
 
+_SCALAR_CAT = {bool: 0, int: 1, float: 2}
+
+
 def coerce(a: Any, b: Any) -> tuple[Any, Any]:
     """Bring two operands (tensors or Python scalars) to PyTorch's result dtype."""
     ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
@@ -91,6 +94,11 @@ def coerce(a: Any, b: Any) -> tuple[Any, Any]:
         d = _dtype.result_type(a, b)
         return cast(a, d), cast(b, d)
     if ta:
+        # fast path: a Python scalar of a category the tensor already covers (x * 2.0 on a
+        # float tensor, x + 1 on an int tensor) keeps the tensor's dtype
+        need = _SCALAR_CAT.get(b.__class__)
+        if need is not None and a._be.dtype_of(a._data)._cat >= need:
+            return a, b
         if not isinstance(b, Scalar):
             b = _to_tensor_like(b, a)
             return coerce(a, b)
@@ -98,6 +106,9 @@ def coerce(a: Any, b: Any) -> tuple[Any, Any]:
         d = _dtype.result_type(a, b)
         return cast(a, d), b
     if tb:
+        need = _SCALAR_CAT.get(a.__class__)
+        if need is not None and b._be.dtype_of(b._data)._cat >= need:
+            return a, b
         if not isinstance(a, Scalar):
             a = _to_tensor_like(a, b)
             return coerce(a, b)
