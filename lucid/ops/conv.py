@@ -122,15 +122,16 @@ def _check_dtypes(input: Tensor, weight: Tensor, bias: Tensor | None) -> None:
 
 
 def _check_shape(xs: tuple, ws: tuple, bias: Tensor | None, groups: int, pads: tuple,
-                 stride: tuple, dilation: tuple, transposed: bool, n: int) -> None:
-    """torch's check_shape_forward, on 4-D shapes (1-D convolutions carry H = 1)."""
+                 stride: tuple, dilation: tuple, transposed: bool, n: int, shown: tuple) -> None:
+    """torch's check_shape_forward, on 4-D shapes (1-D convolutions carry H = 1); messages
+    name the ``shown`` (batched input, weight) shapes."""
     if any(p < 0 for pr in pads for p in pr):
         raise RuntimeError("negative padding is not supported")
     if any(s <= 0 for s in stride):
         raise RuntimeError("non-positive stride is not supported")
     if any(d <= 0 for d in dilation):
         raise RuntimeError("non-positive dilation is not supported")
-    wl = _lst(ws)
+    wl = _lst(shown[1])
     if ws[0] < groups:
         raise RuntimeError(
             f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, "
@@ -143,7 +144,7 @@ def _check_shape(xs: tuple, ws: tuple, bias: Tensor | None, groups: int, pads: t
     if xs[1] != want_c:
         lead = "transposed=1" if transposed else f"groups={groups}"
         raise RuntimeError(
-            f"Given {lead}, weight of size {wl}, expected input{_lst(xs)} to have {want_c} "
+            f"Given {lead}, weight of size {wl}, expected input{_lst(shown[0])} to have {want_c} "
             f"channels, but got {xs[1]} channels instead")
     n_out = ws[1] * groups if transposed else ws[0]
     if bias is not None and (bias.dim() != 1 or bias.shape[0] != n_out):
@@ -193,7 +194,8 @@ def _conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, paddi
         pads, stride_t, dil = ((0, 0), *pads), (1, *stride_t), (1, *dil)
     else:
         w4 = tuple(weight.shape)
-    _check_shape(x4, w4, bias, groups, pads, stride_t, dil, False, n)
+    _check_shape(x4, w4, bias, groups, pads, stride_t, dil, False, n,
+                 (xs if not unbatched else (1, *xs), tuple(weight.shape)))
     _check_dtypes(input, weight, bias)
     oh = (x4[2] + pads[0][0] + pads[0][1] - dil[0] * (w4[2] - 1) - 1) // stride_t[0] + 1
     ow = (x4[3] + pads[1][0] + pads[1][1] - dil[1] * (w4[3] - 1) - 1) // stride_t[1] + 1
@@ -254,7 +256,8 @@ def _conv_t(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, pad
         w4 = (w4[0], w4[1], 1, w4[2])
         st, pd, op, dil = (1, *st), (0, *pd), (0, *op), (1, *dil)
     pads = tuple((p, p) for p in pd)
-    _check_shape(x4, w4, bias, groups, pads, st, dil, True, n)
+    _check_shape(x4, w4, bias, groups, pads, st, dil, True, n,
+                 (xs if not unbatched else (1, *xs), tuple(weight.shape)))
     if any(o >= s and o >= d for o, s, d in zip(op[-n:], st[-n:], dil[-n:])):
         raise RuntimeError(
             "output padding must be smaller than either stride or dilation, but got " + (
