@@ -8,17 +8,26 @@ numbers match ``torch.optim`` on CPU to the last bit for most elements (see
 ``_optim_kernels``). float32/float64 run the kernels; other float dtypes, and inputs the
 kernels cannot take as they are, fall back to the numpy rules in ``_optim_ref``.
 
-Measured (2 cores, float32, minimum of 400 interleaved runs), one optimizer step over the
-parameters of an MLP 784-512-256-10 (535,818 values in 6 tensors), microseconds:
+Measured (2 shared cores, float32, minimum / median microseconds), one step over the
+parameters of an MLP 784-512-256-10 (535,818 values in 6 tensors):
 
-    Adam                          serial  per-tensor build choice   all parallel
-    one kernel per tensor            306          159 (>= 2**16)             165
-    one multi-tensor kernel          394 (typed List of arrays; building the List of the
-                                          6 gradients alone costs 48 us) / 305 parallel
-    torch 2.13: for-loop (CPU default) 2021, foreach 922, fused 376
+    step (optimizer.step(), Python included)     Adam           SGD(momentum)
+    lucid, one serial kernel per tensor        429 / 482        275 / 312
+    plain numpy (the rules in _optim_ref)     1989 / 5158       705 / 749
+    torch 2.13 for-loop (its CPU default)      982 / 1472+      328 / 380
+    torch 2.13 foreach=True                    917 / 1379+      327 / 372
+    torch 2.13 fused=True                      343 / 421        241 / 271
 
-so each tensor gets its own call, and tensors of ``PARALLEL_MIN`` elements or more run the
-parallel build (MEASURE).
+    kernels alone, Adam (back to back)          serial   parallel >= 2**16 elements
+    one kernel call per tensor                  337      207
+    one multi-tensor kernel (typed List)        414      330   (+33-48 us to build the List)
+
+The multi-tensor kernel loses (the List costs more than five calls), so each tensor gets
+its own call. The parallel build wins back to back but not in a training loop: after a
+BLAS matmul its threads sleep, and waking them costs more than it saves (Adam over the
+MLP, median: serial 631, parallel from 2**18 956, from 2**16 1194). It pays for large
+tensors: one Adam update of 2**20 elements 1083 -> 6531 (noisy), of 2**22: 3079 -> 1745.
+Hence ``PARALLEL_MIN`` = 2**21 elements.
 """
 
 from __future__ import annotations

@@ -65,7 +65,8 @@ def clip_grads_with_norm_(parameters: TensorOrTensors, max_norm: float, total_no
     if not grads:
         return
     with no_grad():
-        coef = (float(max_norm) / (total_norm + 1e-6)).clamp(max=1.0)
+        # as torch: max_norm / t is computed as reciprocal(t) * max_norm
+        coef = ((total_norm + 1e-6).reciprocal() * float(max_norm)).clamp(max=1.0)
         for g in grads:
             g.mul_(coef.to(g.device))
 
