@@ -132,8 +132,8 @@ class CpuBackend(NumpyBackend):
                                                 need_affine)
 
     # Optimizer updates: one fused kernel pass per parameter (kernels/optim.py has the
-    # figures: an Adam step over an MLP 784-512-256-10 takes 159 us, torch 2.13's CPU default
-    # 2021 us and its fused kernel 376 us).
+    # figures: an Adam step over an MLP 784-512-256-10 takes 429 us, torch 2.13's CPU default
+    # 982 us, its fused=True kernel 343 us, plain numpy 1989 us).
     from ..kernels import optim as _opt
 
     sgd_update = staticmethod(_opt.sgd)
