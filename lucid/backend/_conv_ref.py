@@ -146,6 +146,9 @@ def _gather(x: np.ndarray, rows: np.ndarray, cols: np.ndarray, fill: float
 
 
 def _max(x: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    if 0 in (*x.shape[:2], len(rows), len(cols)):
+        shape = (*x.shape[:2], len(rows), len(cols))
+        return np.empty(shape, x.dtype), np.empty(shape, np.int64)
     vals, valid, flat = _gather(x, rows, cols, -np.inf)
     nan = np.isnan(vals)
     k = vals.shape[-1]
@@ -176,8 +179,9 @@ def max_pool2d_backward(gy: np.ndarray, idx: np.ndarray, input_shape: Sequence[i
                         ) -> np.ndarray:
     n, c, h, w = input_shape
     dx = np.zeros((n * c, h * w), gy.dtype)
-    planes = np.arange(n * c)[:, None]
-    np.add.at(dx, (planes, idx.reshape(n * c, -1)), gy.reshape(n * c, -1))
+    if gy.size:
+        planes = np.arange(n * c)[:, None]
+        np.add.at(dx, (planes, idx.reshape(n * c, -1)), gy.reshape(n * c, -1))
     return dx.reshape(n, c, h, w)
 
 
@@ -219,6 +223,8 @@ def _avg(x: np.ndarray, rows: np.ndarray, cols: np.ndarray, div: np.ndarray) -> 
 def _avg_back(gy: np.ndarray, rows: np.ndarray, cols: np.ndarray, div: np.ndarray,
               input_shape: Sequence[int]) -> np.ndarray:
     n, c, h, w = input_shape
+    if gy.size == 0:
+        return np.zeros((n, c, h, w), gy.dtype)
     zero = np.zeros((1, 1, h, w), gy.dtype)
     _, valid, flat = _gather(zero, rows, cols, 0.0)
     share = (gy / div)[..., None] * valid  # (N, C, OH, OW, K)
