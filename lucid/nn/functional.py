@@ -14,20 +14,14 @@ import importlib
 from ..ops.matmul import linear
 from ..ops.movement import pad
 
-_FAMILIES = ("activation", "norm", "loss", "nn_misc", "conv", "pool")
-
-__all__ = ["linear", "pad"]
-for _fam in _FAMILIES:
-    try:
-        _mod = importlib.import_module(f"lucid.ops.{_fam}")
-    except ModuleNotFoundError as _e:  # a family still being added
-        if _e.name != f"lucid.ops.{_fam}":
-            raise
-        continue
+__all__ = ["linear", "pad", "relu_"]
+# (importlib: some family names, e.g. ``norm``, are also op names in ``lucid.ops``)
+for _fam in ("activation", "norm", "loss", "nn_misc", "conv", "pool"):
+    _mod = importlib.import_module(f"lucid.ops.{_fam}")
     for _name in _mod.__all__:
         globals()[_name] = getattr(_mod, _name)
         __all__.append(_name)
-del _fam, _mod
+del _fam, _mod, _name
 
 
 def relu_(input):  # type: ignore[no-untyped-def]
@@ -39,5 +33,3 @@ def relu_(input):  # type: ignore[no-untyped-def]
     """
     return input.relu_()
 
-
-__all__.append("relu_")
