@@ -235,6 +235,38 @@ def _ln_fwd(x, w, b, eps, out, mean, rstd):
         rstd[i] = inv
 
 
+@helper
+def _fill0(a):
+    for j in range(a.shape[0]):
+        a[j] = 0
+
+
+@helper
+def _ln_bwd_row(r, gr, w, mu, it, qw, qb, o, need_wb, need_gx):
+    """One row of the layer-norm backward (see _ln_bwd); qw/qb accumulate in place."""
+    s1 = r.dtype.type(0)
+    s2 = r.dtype.type(0)
+    if need_wb:
+        for j in range(r.shape[0]):
+            gv = gr[j]
+            xh = (r[j] - mu) * it
+            gh = gv * w[j]
+            qw[j] += gv * xh
+            qb[j] += gv
+            s1 += gh
+            s2 += gh * xh
+    else:
+        for j in range(r.shape[0]):
+            gh = gr[j] * w[j]
+            s1 += gh
+            s2 += gh * ((r[j] - mu) * it)
+    if need_gx:
+        c1 = s1 / r.shape[0]
+        c2 = s2 / r.shape[0]
+        for j in range(r.shape[0]):
+            o[j] = it * (gr[j] * w[j] - c1 - (r[j] - mu) * it * c2)
+
+
 def _ln_bwd(x, g, mean, rstd, w, need_gx, need_wb, gx, gw, gb):
     """Layer-norm backward: gx and the weight/bias gradients summed over rows.
 
@@ -248,33 +280,20 @@ def _ln_bwd(x, g, mean, rstd, w, need_gx, need_wb, gx, gw, gb):
     m_, d_ = x.shape
     dt = x.dtype.type
     nt = (m_ + RB - 1) // RB
-    pw = np.zeros((nt if need_wb else 0, d_), x.dtype)
-    pb = np.zeros((nt if need_wb else 0, d_), x.dtype)
+    # NOTE: np.empty, zeroed per task: np.zeros would be a parallel region of its own
+    pw = np.empty((nt if need_wb else 0, d_), x.dtype)
+    pb = np.empty((nt if need_wb else 0, d_), x.dtype)
     for t in prange(nt):
+        if need_wb:
+            _fill0(pw[t])
+            _fill0(pb[t])
         for i in range(t * RB, min(m_, t * RB + RB)):
-            r = x[i]
-            gr = g[i]
-            mut = dt(mean[i])
-            it = dt(rstd[i])
             if need_wb:
-                qw = pw[t]
-                qb = pb[t]
-                for j in range(d_):
-                    gv = gr[j]
-                    qw[j] += gv * ((r[j] - mut) * it)
-                    qb[j] += gv
-            if need_gx:
-                s1 = dt(0)
-                s2 = dt(0)
-                for j in range(d_):
-                    gh = gr[j] * w[j]
-                    s1 += gh
-                    s2 += gh * ((r[j] - mut) * it)
-                c1 = s1 / d_
-                c2 = s2 / d_
-                o = gx[i]
-                for j in range(d_):
-                    o[j] = it * (gr[j] * w[j] - c1 - (r[j] - mut) * it * c2)
+                _ln_bwd_row(x[i], g[i], w, dt(mean[i]), dt(rstd[i]), pw[t], pb[t], gx[i],
+                            True, need_gx)
+            else:
+                _ln_bwd_row(x[i], g[i], w, dt(mean[i]), dt(rstd[i]), w, w, gx[i], False,
+                            need_gx)
     if need_wb:
         for j in range(d_):
             sw = 0.0
