@@ -10,6 +10,7 @@ from . import device as _dev
 from . import elementwise as _e
 from . import index as _i
 from . import inplace as _ip
+from . import linalg as _la
 from . import matmul as _x
 from . import movement as _m
 from . import random as _rnd
@@ -18,6 +19,7 @@ from .creation import *  # noqa: F403
 from .device import to_device
 from .elementwise import *  # noqa: F403
 from .index import *  # noqa: F403
+from .linalg import *  # noqa: F403
 from .matmul import *  # noqa: F403
 from .movement import *  # noqa: F403
 from .random import *  # noqa: F403
@@ -111,6 +113,7 @@ _FUNCS = {
     _r: ["sum", "mean", "var", "std", "max", "min", "amax", "amin", "argmax", "argmin", "prod",
          "logsumexp", "norm", "cumsum", "cumprod", "all", "any"],
     _x: ["matmul", "mm", "bmm", "dot", "inner", "mv", "outer", "ger"],
+    _la: ["tril", "triu", "diag", "diagonal", "trace", "addmm", "lerp", "diag_embed"],
     _m: ["reshape", "view", "flatten", "unflatten", "permute", "transpose", "swapaxes",
          "swapdims", "t", "movedim", "moveaxis", "squeeze", "unsqueeze", "expand", "expand_as",
          "broadcast_to", "repeat", "tile", "repeat_interleave", "narrow", "split", "chunk",
@@ -188,5 +191,21 @@ Tensor.true_divide = Tensor.div  # type: ignore[attr-defined]
 matmul = _x
 
 __all__ = sorted({*_c.__all__, *_e.__all__, *_i.__all__, *_x.__all__, *_m.__all__,
+                  *_la.__all__,
                   *_rnd.__all__, *_r.__all__, "to_device", "clamp_min", "clamp_max"}
                  - {"matmul"})
+
+
+def _softmax_method(name: str) -> Any:
+    def f(self: Tensor, dim: int, dtype: Any = None) -> Tensor:
+        from . import activation
+
+        return getattr(activation, name)(self, dim, dtype=dtype)
+
+    f.__name__ = name
+    f.__doc__ = f"``{name}`` over ``dim`` (as ``torch.Tensor.{name}``)."
+    return f
+
+
+for _n in ("softmax", "log_softmax"):
+    setattr(Tensor, _n, _softmax_method(_n))

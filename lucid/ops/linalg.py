@@ -1,0 +1,188 @@
+"""Matrix helpers PyTorch scripts lean on: tril/triu, diag/diagonal/trace, addmm, lerp,
+einsum. Composed from existing ops (principle 2), so every backend gets them for free."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._tensor import Tensor
+from .creation import arange, zeros
+from .elementwise import add, mul, sub, where
+from .matmul import matmul
+from .reduce import sum as _sum
+
+__all__ = ["tril", "triu", "diag", "diagonal", "trace", "addmm", "lerp", "einsum", "diag_embed"]
+
+
+def _tri_mask(input: Tensor, diagonal: int, upper: bool) -> Tensor:
+    if input.ndim < 2:
+        raise RuntimeError(f"{'triu' if upper else 'tril'}: input tensor must have at least 2 "
+                           "dimensions")
+    r, c = input.shape[-2], input.shape[-1]
+    i = arange(r, device=input.device).unsqueeze(1)
+    j = arange(c, device=input.device).unsqueeze(0)
+    return (j - i >= diagonal) if upper else (j - i <= diagonal)
+
+
+def tril(input: Tensor, diagonal: int = 0) -> Tensor:
+    """The lower triangle (elements with ``col - row <= diagonal``); the rest zero.
+
+    Example::
+
+        lucid.tril(lucid.ones(3, 3))
+    """
+    return where(_tri_mask(input, diagonal, False), input, 0)
+
+
+def triu(input: Tensor, diagonal: int = 0) -> Tensor:
+    """The upper triangle (elements with ``col - row >= diagonal``); the rest zero.
+
+    Example::
+
+        lucid.triu(lucid.ones(3, 3), diagonal=1)
+    """
+    return where(_tri_mask(input, diagonal, True), input, 0)
+
+
+def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    """The diagonal of the (dim1, dim2) planes, as the last dim.
+
+    Example::
+
+        lucid.diagonal(lucid.eye(3))      # tensor([1., 1., 1.])
+    """
+    x = input.movedim((dim1, dim2), (-2, -1))  # type: ignore[attr-defined]
+    r, c = x.shape[-2], x.shape[-1]
+    n = max(0, min(r, c - offset) if offset >= 0 else min(r + offset, c))
+    rows = arange(n, device=input.device) + max(-offset, 0)
+    cols = arange(n, device=input.device) + max(offset, 0)
+    return x[..., rows, cols]
+
+
+def diag(input: Tensor, diagonal: int = 0) -> Tensor:
+    """A 1-D input becomes a diagonal matrix; a 2-D input gives its diagonal.
+
+    Example::
+
+        lucid.diag(lucid.tensor([1.0, 2.0]))
+    """
+    if input.ndim == 1:
+        return diag_embed(input, diagonal)
+    if input.ndim == 2:
+        return globals()["diagonal"](input, diagonal)
+    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
+
+
+def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    """Square matrices with ``input``'s last dim on their ``offset`` diagonal.
+
+    Example::
+
+        lucid.diag_embed(lucid.ones(2, 3)).shape     # (2, 3, 3)
+    """
+    k = input.shape[-1]
+    n = k + abs(offset)
+    rows = arange(k, device=input.device) + max(-offset, 0)
+    cols = arange(k, device=input.device) + max(offset, 0)
+    out = zeros(tuple(input.shape[:-1]) + (n, n), dtype=input.dtype, device=input.device)
+    out[..., rows, cols] = input
+    return out if (dim1, dim2) == (-2, -1) else out.movedim((-2, -1), (dim1, dim2))  # type: ignore
+
+
+def trace(input: Tensor) -> Tensor:
+    """Sum of the main diagonal of a 2-D tensor.
+
+    Example::
+
+        lucid.trace(lucid.eye(3))     # tensor(3.)
+    """
+    if input.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
+    return _sum(diagonal(input))
+
+
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """``beta * input + alpha * (mat1 @ mat2)``.
+
+    Example::
+
+        lucid.addmm(b, x, w)
+    """
+    prod = matmul(mat1, mat2)
+    if alpha != 1:
+        prod = mul(prod, alpha)
+    return add(input if beta == 1 else mul(input, beta), prod)
+
+
+def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
+    """``input + weight * (end - input)``.
+
+    Example::
+
+        lucid.lerp(a, b, 0.25)
+    """
+    return add(input, mul(weight, sub(end, input)))
+
+
+def einsum(equation: str, *operands: Any) -> Tensor:
+    """Einstein summation over one or two operands, built from permute, reshape,
+    broadcasting multiply, sum and matmul (so it is differentiable on every device).
+
+    Example::
+
+        lucid.einsum("bij,bjk->bik", a, b)
+    """
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    eq = equation.replace(" ", "")
+    if "..." in eq:
+        raise NotImplementedError("einsum with '...' is not supported")
+    if "->" in eq:
+        lhs, out = eq.split("->")
+    else:
+        lhs = eq
+        letters = lhs.replace(",", "")
+        out = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    ins = lhs.split(",")
+    if len(ins) != len(operands):
+        raise RuntimeError("einsum(): more operands were provided than specified in the "
+                           "equation" if len(operands) > len(ins) else
+                           "einsum(): fewer operands were provided than specified in the "
+                           "equation")
+    if len(ins) > 2:
+        acc, acc_sub = operands[0], ins[0]
+        for sub_, op in zip(ins[1:], operands[1:]):
+            keep = "".join(dict.fromkeys(c for c in acc_sub + sub_
+                                         if c in out or c in "".join(ins[ins.index(sub_) + 1:])))
+            acc = einsum(f"{acc_sub},{sub_}->{keep}", acc, op)
+            acc_sub = keep
+        return einsum(f"{acc_sub}->{out}", acc)
+    terms = []
+    for sub_, op in zip(ins, operands):
+        if len(sub_) != op.ndim:
+            raise RuntimeError(f"einsum(): the number of subscripts in the equation "
+                               f"({len(sub_)}) does not match the number of dimensions "
+                               f"({op.ndim}) for operand {len(terms)}")
+        if len(set(sub_)) != len(sub_):  # repeated index: take the diagonal
+            for c in dict.fromkeys(sub_):
+                while sub_.count(c) > 1:
+                    i = sub_.index(c)
+                    j = sub_.index(c, i + 1)
+                    op = diagonal(op, 0, i, j)
+                    sub_ = sub_[:i] + sub_[i + 1:j] + sub_[j + 1:] + c
+        terms.append((sub_, op))
+    letters = "".join(dict.fromkeys("".join(s for s, _ in terms) + out))
+    aligned = []
+    for sub_, op in terms:
+        order = [sub_.index(c) for c in letters if c in sub_]
+        x = op.permute(*order) if order != list(range(op.ndim)) else op  # type: ignore
+        shape = [x.shape[[c for c in letters if c in sub_].index(c)] if c in sub_ else 1
+                 for c in letters]
+        aligned.append(x.reshape(*shape))  # type: ignore[attr-defined]
+    prod = aligned[0] if len(aligned) == 1 else mul(aligned[0], aligned[1])
+    summed = tuple(i for i, c in enumerate(letters) if c not in out)
+    res = _sum(prod, summed) if summed else prod
+    remaining = [c for c in letters if c in out]
+    perm = [remaining.index(c) for c in out]
+    return res.permute(*perm) if perm != list(range(len(perm))) else res  # type: ignore
+

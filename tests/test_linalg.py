@@ -1,0 +1,55 @@
+"""tril/triu, diag/diagonal/trace, addmm, lerp, einsum: values vs PyTorch, float64 gradchecks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import lucid
+
+rng = np.random.default_rng(0)
+A = rng.standard_normal((3, 4))
+B = rng.standard_normal((4, 5))
+C = rng.standard_normal((2, 3, 4))
+S = rng.standard_normal((4, 4))
+
+CASES = [
+    ("tril", lambda m, x: m.tril(x, -1), (S,)),
+    ("triu", lambda m, x: m.triu(x, 1), (A,)),
+    ("diag2d", lambda m, x: m.diag(x, 1), (S,)),
+    ("diag1d", lambda m, x: m.diag(x, -1), (S[0],)),
+    ("diagonal", lambda m, x: m.diagonal(x, 0, 1, 2), (C,)),
+    ("trace", lambda m, x: m.trace(x), (S,)),
+    ("addmm", lambda m, b, x, y: m.addmm(b, x, y, beta=0.5, alpha=2.0), (B[0], A, B)),
+    ("lerp", lambda m, x, y: m.lerp(x, y, 0.3), (A, A[::-1])),
+    ("einsum-mm", lambda m, x, y: m.einsum("ij,jk->ik", x, y), (A, B)),
+    ("einsum-batch", lambda m, x, y: m.einsum("bij,jk->bki", x, y), (C, B)),
+    ("einsum-diag", lambda m, x: m.einsum("ii->i", x), (S,)),
+    ("einsum-outer", lambda m, x, y: m.einsum("i,j", x, y), (A[0], B[0])),
+    ("einsum-3", lambda m, x, y, z: m.einsum("ij,jk,kl->il", x, y, z), (A, B, B.T)),
+]
+
+
+@pytest.mark.parametrize("name,fn,arrays", CASES, ids=[c[0] for c in CASES])
+def test_gradcheck(name, fn, arrays):
+    ts = [lucid.tensor(a, requires_grad=True) for a in arrays]
+    assert lucid.autograd.gradcheck(lambda *xs: fn(lucid, *xs), ts)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("name,fn,arrays", CASES, ids=[c[0] for c in CASES])
+def test_matches_torch(name, fn, arrays):
+    torch = pytest.importorskip("torch")
+    ours = fn(lucid, *[lucid.tensor(a.astype(np.float32)) for a in arrays])
+    theirs = fn(torch, *[torch.tensor(a.astype(np.float32)) for a in arrays])
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_methods_and_softmax():
+    x = lucid.tensor(A.astype(np.float32))
+    np.testing.assert_allclose(x.tril().numpy(), np.tril(A).astype(np.float32))
+    np.testing.assert_allclose(x.softmax(1).sum(1).numpy(), np.ones(3), rtol=1e-6)
+    np.testing.assert_allclose(lucid.log_softmax(x, 1).exp().sum(1).numpy(), np.ones(3),
+                               rtol=1e-6)
+    with pytest.raises(RuntimeError, match="at least 2 dimensions"):
+        lucid.tril(lucid.ones(3))
