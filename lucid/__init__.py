@@ -109,6 +109,7 @@ def broadcast_shapes(*shapes: object) -> Size:
 
 
 from . import nn  # noqa: E402
+from . import optim  # noqa: E402
 from .serialization import load, load_file, save, save_file  # noqa: E402
 from . import data, datasets, utils  # noqa: E402
 from .ops.activation import log_softmax, softmax  # noqa: E402
