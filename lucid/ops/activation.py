@@ -336,24 +336,8 @@ def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     return _apply(Hardswish, input, inplace)
 
 
-def sigmoid(input: Tensor) -> Tensor:
-    """``1 / (1 + exp(-x))``.
-
-    Example::
-
-        sigmoid(lucid.tensor([0.0]))             # tensor([0.5000])
-    """
-    return _e.sigmoid(input)
-
-
-def tanh(input: Tensor) -> Tensor:
-    """Hyperbolic tangent.
-
-    Example::
-
-        tanh(lucid.tensor([0.0]))                # tensor([0.])
-    """
-    return _e.tanh(input)
+sigmoid = _e.sigmoid  # ``1 / (1 + exp(-x))``, e.g. sigmoid(lucid.zeros(1)) -> tensor([0.5000])
+tanh = _e.tanh  # hyperbolic tangent, e.g. tanh(lucid.zeros(1)) -> tensor([0.])
 
 
 def logsigmoid(input: Tensor) -> Tensor:

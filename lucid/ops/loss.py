@@ -1,11 +1,7 @@
-"""Loss functions, as ``torch.nn.functional``.
-
-``cross_entropy`` with class indices is one op over the backend's fused kernel (log-softmax,
-the picked log-probability, class weights, label smoothing and the reduction's divisor in one
-pass per row; backward ``softmax - onehot`` in one more). Probability targets compose
-``log_softmax`` with elementwise ops. Pointwise losses are one op each for the unreduced loss,
-then a sum or mean.
-"""
+"""Loss functions, as ``torch.nn.functional``. Class-index ``cross_entropy`` is one op over the
+backend's fused kernel (log-softmax, class weights, label smoothing, one pass per row; backward
+``softmax - onehot``); probability targets compose ``log_softmax``. Pointwise losses are one op
+each for the unreduced loss, then a sum or mean."""
 
 from __future__ import annotations
 
@@ -29,9 +25,7 @@ __all__ = [
 
 
 def _legacy(size_average: bool | None, reduce: bool | None) -> str:
-    size_average = True if size_average is None else size_average
-    reduce = True if reduce is None else reduce
-    return ("mean" if size_average else "sum") if reduce else "none"
+    return ("sum" if size_average is False else "mean") if reduce is not False else "none"
 
 
 def _reduction(reduction: str, size_average: bool | None = None, reduce: bool | None = None
@@ -72,6 +66,17 @@ def _from_rows(be: Any, g2: Any, shape: tuple[int, ...]) -> Any:
     return be.transpose(be.reshape(g2, moved), inv)
 
 
+def _weighted_reduce(op: Op, loss: Any, wt: Any, reduction: str) -> Any:
+    """none / sum / mean divided by the summed target weights (kept on ``op.denom``)."""
+    be = op.be
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return be.sum(loss)
+    op.denom = be.sum(wt)
+    return be.div(be.sum(loss), op.denom)
+
+
 class CrossEntropy(Op):
     """Cross-entropy of logits against class indices, log-softmax fused, reduction included."""
 
@@ -83,13 +88,7 @@ class CrossEntropy(Op):
         self.shape, self.tshape, self.red = x.shape, t.shape, reduction
         self.args = (ignore, smooth)
         self.saved = (x2, t1, w, lse)
-        if reduction == "none":
-            return be.reshape(loss, t.shape)
-        total = be.sum(loss)
-        if reduction == "sum":
-            return total
-        self.denom = be.sum(wt)
-        return be.div(total, self.denom)
+        return _weighted_reduce(self, be.reshape(loss, t.shape), wt, reduction)
 
     def backward(self, g):
         be = self.be
@@ -118,13 +117,7 @@ class NLLLoss(Op):
         loss = be.neg(be.mul(picked, wt))
         self.saved = (idx, wt)
         self.shape, self.red = x.shape, reduction
-        if reduction == "none":
-            return loss
-        total = be.sum(loss)
-        if reduction == "sum":
-            return total
-        self.denom = be.sum(wt)
-        return be.div(total, self.denom)
+        return _weighted_reduce(self, loss, wt, reduction)
 
     def backward(self, g):
         be = self.be
@@ -461,13 +454,11 @@ class KLDiv(Op):
 
     def forward(self, x, t, log_target):
         be = self.be
-        self.log_target = log_target
-        self.saved = (x, t)
+        self.log_target, self.saved = log_target, (x, t)
         if log_target:
             return be.mul(be.exp(t), be.sub(t, x))
         zero = be.eq(t, 0)
-        tlogt = be.where(zero, 0, be.mul(t, be.log(be.where(zero, 1, t))))
-        return be.sub(tlogt, be.mul(t, x))
+        return be.sub(be.where(zero, 0, be.mul(t, be.log(be.where(zero, 1, t)))), be.mul(t, x))
 
     def backward(self, g):
         be = self.be
