@@ -1,0 +1,286 @@
+"""Convolution and pooling of the "gpu" backend over NCHW MLX arrays.
+
+Convolutions run ``mx.conv_general`` (MLX works channels-last, so inputs are transposed to
+NHWC and back); their gradients are MLX's own vjp of the same call, so a transposed
+convolution (``conv2d_grad_input``) is the device kernel too. Pooling, ``unfold`` and ``fold``
+gather window values with a flat index table and scatter-add gradients with ``.at[].add``;
+the index tables depend only on shapes and are built with numpy on the host. Signatures
+follow the reference ``NumpyBackend`` (``lucid/backend/_conv_ref.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ._gpu_common import mx
+
+Array = Any
+Pair = tuple[int, int]
+Pads = tuple[Pair, Pair]
+
+
+def _nhwc(x: Array) -> Array:
+    return mx.transpose(x, (0, 2, 3, 1))
+
+
+def _nchw(x: Array) -> Array:
+    return mx.transpose(x, (0, 3, 1, 2))
+
+
+def _conv(x: Array, w: Array, stride: Pair, padding: Pads, dilation: Pair, groups: int
+          ) -> Array:
+    (pt, pb), (pl, pr) = padding
+    y = mx.conv_general(_nhwc(x), _nhwc(w), stride=list(stride),
+                        padding=([int(pt), int(pl)], [int(pb), int(pr)]),
+                        kernel_dilation=list(dilation), groups=groups)
+    return _nchw(y)
+
+
+def conv2d(x: Array, w: Array, bias: Array | None, stride: Pair, padding: Pads, dilation: Pair,
+           groups: int) -> Array:
+    """Cross-correlation of x (N, C, H, W) with w (O, C/groups, kH, kW), plus ``bias``."""
+    y = _conv(x, w, stride, padding, dilation, groups)
+    if bias is not None:
+        y = y + mx.reshape(bias, (1, -1, 1, 1))
+    return y.astype(x.dtype)
+
+
+def conv2d_grad_input(gy: Array, w: Array, input_shape: Sequence[int], stride: Pair,
+                      padding: Pads, dilation: Pair, groups: int) -> Array:
+    """d(conv2d)/dx applied to ``gy`` (also a transposed convolution's forward)."""
+    x0 = mx.zeros(tuple(input_shape), gy.dtype)
+    _, (gx,) = mx.vjp(lambda x: _conv(x, w, stride, padding, dilation, groups), [x0], [gy])
+    return gx
+
+
+def conv2d_grad_weight(x: Array, gy: Array, weight_shape: Sequence[int], stride: Pair,
+                       padding: Pads, dilation: Pair, groups: int) -> Array:
+    """d(conv2d)/dw applied to ``gy``."""
+    w0 = mx.zeros(tuple(weight_shape), x.dtype)
+    _, (gw,) = mx.vjp(lambda w: _conv(x, w, stride, padding, dilation, groups), [w0], [gy])
+    return gw.astype(x.dtype)
+
+
+# ---- window index tables (shape-only, numpy) ----------------------------------------------
+
+
+def _out(n: int, k: int, s: int, p0: int, p1: int, d: int) -> int:
+    return (n + p0 + p1 - d * (k - 1) - 1) // s + 1
+
+
+def _fixed_index(n_out: int, k: int, s: int, p: int, d: int) -> np.ndarray:
+    return (np.arange(n_out)[:, None] * s - p + np.arange(k)[None, :] * d).astype(np.int64)
+
+
+def _adaptive_index(n_in: int, n_out: int) -> np.ndarray:
+    o = np.arange(n_out)
+    start, end = (o * n_in) // n_out, -((-(o + 1) * n_in) // n_out)
+    k = int((end - start).max()) if n_out else 0
+    idx = start[:, None] + np.arange(k)[None, :]
+    return np.where(idx < end[:, None], idx, -1).astype(np.int64)
+
+
+def _table(h: int, w: int, rows: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Flat positions ih*W + iw (OH, OW, K) of each window and their validity."""
+    rv = (rows >= 0) & (rows < h)
+    cv = (cols >= 0) & (cols < w)
+    r = np.clip(rows, 0, max(h - 1, 0))[:, None, :, None]
+    c = np.clip(cols, 0, max(w - 1, 0))[None, :, None, :]
+    valid = rv[:, None, :, None] & cv[None, :, None, :]
+    oh, ow, kh, kw = valid.shape
+    flat = np.broadcast_to(r * w + c, valid.shape).reshape(oh, ow, kh * kw)
+    return flat, valid.reshape(oh, ow, kh * kw)
+
+
+def _gather(x: Array, flat: np.ndarray, valid: np.ndarray, fill: float) -> Array:
+    n, c, h, w = x.shape
+    oh, ow, k = flat.shape
+    idx = mx.array(flat.reshape(-1).astype(np.int32))
+    vals = mx.take(mx.reshape(x, (n, c, h * w)), idx, axis=2)
+    vals = mx.reshape(vals, (n, c, oh, ow, k))
+    if not valid.all():
+        vals = mx.where(mx.array(valid), vals, mx.array(fill, x.dtype))
+    return vals
+
+
+def _scatter(vals: Array, flat: np.ndarray, shape: Sequence[int]) -> Array:
+    """Sum (N, C, OH, OW, K) values onto an (N, C, H, W) canvas at the flat positions."""
+    n, c, h, w = shape
+    dx = mx.zeros((n * c, h * w), vals.dtype)
+    if vals.size:
+        idx = mx.array(flat.reshape(1, -1).astype(np.int32))
+        planes = mx.reshape(mx.arange(n * c), (-1, 1))
+        dx = dx.at[planes, idx].add(mx.reshape(vals, (n * c, -1)))
+    return mx.reshape(dx, (n, c, h, w))
+
+
+def _max(x: Array, rows: np.ndarray, cols: np.ndarray) -> tuple[Array, Array]:
+    n, c, h, w = x.shape
+    shape = (n, c, len(rows), len(cols))
+    if 0 in shape or rows.shape[1] == 0 or cols.shape[1] == 0:
+        return mx.zeros(shape, x.dtype), mx.zeros(shape, mx.int64)
+    flat, valid = _table(h, w, rows, cols)
+    vals = _gather(x, flat, valid, -float("inf"))
+    k = vals.shape[-1]
+    nan = mx.isnan(vals)
+    pos = mx.argmax(vals, axis=-1)
+    last_nan = (k - 1) - mx.argmax(nan[..., ::-1], axis=-1)
+    pos = mx.where(mx.any(nan, axis=-1), last_nan, pos).astype(mx.int32)
+    best = mx.take_along_axis(vals, pos[..., None], -1)[..., 0]
+    first_valid = mx.array(np.argmax(valid, axis=-1).astype(np.int32))
+    pos = mx.where(best == -float("inf"), first_valid, pos)  # torch: no value beat -inf
+    fl = mx.broadcast_to(mx.array(flat.astype(np.int64)), vals.shape)
+    idx = mx.take_along_axis(fl, pos[..., None], -1)[..., 0]
+    return best.astype(x.dtype), idx
+
+
+def max_pool2d(x: Array, kernel_size: Pair, stride: Pair, padding: Pair, dilation: Pair,
+               out_hw: Pair) -> tuple[Array, Array]:
+    """Max pooling: ``(y, int64 flat indices ih*W + iw)``, torch's choice on ties and NaN."""
+    rows = _fixed_index(out_hw[0], kernel_size[0], stride[0], padding[0], dilation[0])
+    cols = _fixed_index(out_hw[1], kernel_size[1], stride[1], padding[1], dilation[1])
+    return _max(x, rows, cols)
+
+
+def adaptive_max_pool2d(x: Array, out_hw: Pair) -> tuple[Array, Array]:
+    h, w = x.shape[2:]
+    return _max(x, _adaptive_index(h, out_hw[0]), _adaptive_index(w, out_hw[1]))
+
+
+def max_pool2d_backward(gy: Array, idx: Array, input_shape: Sequence[int]) -> Array:
+    n, c, h, w = input_shape
+    dx = mx.zeros((n * c, h * w), gy.dtype)
+    if gy.size:
+        planes = mx.reshape(mx.arange(n * c), (-1, 1))
+        dx = dx.at[planes, mx.reshape(idx, (n * c, -1))].add(mx.reshape(gy, (n * c, -1)))
+    return mx.reshape(dx, (n, c, h, w))
+
+
+def _avg_divisor(n_in: int, n_out: int, k: int, s: int, p: int, count_include_pad: bool
+                 ) -> np.ndarray:
+    start = np.arange(n_out) * s - p
+    end = np.minimum(start + k, n_in + p)
+    if count_include_pad:
+        return end - start
+    return np.minimum(end, n_in) - np.maximum(start, 0)
+
+
+def _avg_setup(x_hw: Sequence[int], out_hw: Sequence[int], kernel_size: Pair, stride: Pair,
+               padding: Pair, count_include_pad: bool, divisor_override: int | None) -> tuple:
+    rows = _fixed_index(out_hw[0], kernel_size[0], stride[0], padding[0], 1)
+    cols = _fixed_index(out_hw[1], kernel_size[1], stride[1], padding[1], 1)
+    if divisor_override:
+        div = np.full((out_hw[0], out_hw[1]), float(divisor_override))
+    else:
+        dh = _avg_divisor(x_hw[0], out_hw[0], kernel_size[0], stride[0], padding[0],
+                          count_include_pad)
+        dw = _avg_divisor(x_hw[1], out_hw[1], kernel_size[1], stride[1], padding[1],
+                          count_include_pad)
+        div = np.outer(dh, dw).astype(np.float64)
+    return rows, cols, div
+
+
+def _adaptive_setup(x_hw: Sequence[int], out_hw: Sequence[int]) -> tuple:
+    rows, cols = _adaptive_index(x_hw[0], out_hw[0]), _adaptive_index(x_hw[1], out_hw[1])
+    div = np.outer((rows >= 0).sum(1), (cols >= 0).sum(1)).astype(np.float64)
+    return rows, cols, div
+
+
+def _avg(x: Array, rows: np.ndarray, cols: np.ndarray, div: np.ndarray) -> Array:
+    n, c, h, w = x.shape
+    if 0 in (n, c, len(rows), len(cols)) or rows.shape[1] == 0 or cols.shape[1] == 0:
+        return mx.zeros((n, c, len(rows), len(cols)), x.dtype)
+    flat, valid = _table(h, w, rows, cols)
+    vals = _gather(x, flat, valid, 0.0)
+    return (mx.sum(vals, axis=-1) / mx.array(div, x.dtype)).astype(x.dtype)
+
+
+def _avg_back(gy: Array, rows: np.ndarray, cols: np.ndarray, div: np.ndarray,
+              input_shape: Sequence[int]) -> Array:
+    n, c, h, w = input_shape
+    if gy.size == 0:
+        return mx.zeros((n, c, h, w), gy.dtype)
+    flat, valid = _table(h, w, rows, cols)
+    share = (gy / mx.array(div, gy.dtype))[..., None] * mx.array(valid, gy.dtype)
+    return _scatter(share, flat, input_shape)
+
+
+def avg_pool2d(x: Array, kernel_size: Pair, stride: Pair, padding: Pair, out_hw: Pair,
+               count_include_pad: bool = True, divisor_override: int | None = None) -> Array:
+    rows, cols, div = _avg_setup(x.shape[2:], out_hw, kernel_size, stride, padding,
+                                 count_include_pad, divisor_override)
+    return _avg(x, rows, cols, div)
+
+
+def avg_pool2d_backward(gy: Array, input_shape: Sequence[int], kernel_size: Pair,
+                        stride: Pair, padding: Pair, count_include_pad: bool = True,
+                        divisor_override: int | None = None) -> Array:
+    rows, cols, div = _avg_setup(input_shape[2:], gy.shape[2:], kernel_size, stride, padding,
+                                 count_include_pad, divisor_override)
+    return _avg_back(gy, rows, cols, div, input_shape)
+
+
+def adaptive_avg_pool2d(x: Array, out_hw: Pair) -> Array:
+    rows, cols, div = _adaptive_setup(x.shape[2:], out_hw)
+    return _avg(x, rows, cols, div)
+
+
+def adaptive_avg_pool2d_backward(gy: Array, input_shape: Sequence[int]) -> Array:
+    rows, cols, div = _adaptive_setup(input_shape[2:], gy.shape[2:])
+    return _avg_back(gy, rows, cols, div, input_shape)
+
+
+# ---- unfold / fold (im2col and its adjoint) -------------------------------------------------
+
+
+def _im2col_table(h: int, w: int, kernel_size: Pair, dilation: Pair, padding: Pair,
+                  stride: Pair, out_hw: Pair) -> tuple[np.ndarray, np.ndarray]:
+    """Flat positions (KH, KW, OH, OW) into the unpadded plane, and their validity."""
+    kh, kw = kernel_size
+    oh, ow = out_hw
+    r = (np.arange(kh)[:, None] * dilation[0] + np.arange(oh)[None, :] * stride[0]
+         - padding[0])  # (KH, OH)
+    c = (np.arange(kw)[:, None] * dilation[1] + np.arange(ow)[None, :] * stride[1]
+         - padding[1])  # (KW, OW)
+    rv, cv = (r >= 0) & (r < h), (c >= 0) & (c < w)
+    valid = rv[:, None, :, None] & cv[None, :, None, :]
+    flat = (np.clip(r, 0, max(h - 1, 0))[:, None, :, None] * w
+            + np.clip(c, 0, max(w - 1, 0))[None, :, None, :])
+    return np.broadcast_to(flat, valid.shape), valid
+
+
+def unfold(x: Array, kernel_size: Pair, dilation: Pair, padding: Pair, stride: Pair) -> Array:
+    """(N, C, H, W) -> (N, C*kH*kW, L) sliding windows (torch's ``unfold``)."""
+    n, c, h, w = x.shape
+    oh = _out(h, kernel_size[0], stride[0], padding[0], padding[0], dilation[0])
+    ow = _out(w, kernel_size[1], stride[1], padding[1], padding[1], dilation[1])
+    flat, valid = _im2col_table(h, w, kernel_size, dilation, padding, stride, (oh, ow))
+    kk = kernel_size[0] * kernel_size[1]
+    if 0 in (n, c, oh, ow, h, w):
+        return mx.zeros((n, c * kk, max(oh, 0) * max(ow, 0)), x.dtype)
+    vals = mx.take(mx.reshape(x, (n, c, h * w)),
+                   mx.array(flat.reshape(-1).astype(np.int32)), axis=2)
+    if not valid.all():
+        vals = mx.where(mx.array(valid.reshape(-1)), vals, mx.array(0, x.dtype))
+    return mx.reshape(vals, (n, c * kk, oh * ow))
+
+
+def fold(cols: Array, output_hw: Pair, kernel_size: Pair, dilation: Pair, padding: Pair,
+         stride: Pair) -> Array:
+    """Sum sliding windows (N, C*kH*kW, L) back into (N, C, H, W) (torch's ``fold``)."""
+    n, ck, _ = cols.shape
+    kk = kernel_size[0] * kernel_size[1]
+    h, w = output_hw
+    c = ck // kk
+    oh = _out(h, kernel_size[0], stride[0], padding[0], padding[0], dilation[0])
+    ow = _out(w, kernel_size[1], stride[1], padding[1], padding[1], dilation[1])
+    flat, valid = _im2col_table(h, w, kernel_size, dilation, padding, stride, (oh, ow))
+    out = mx.zeros((n * c, h * w), cols.dtype)
+    if cols.size and h * w:
+        v = mx.reshape(cols, (n * c, -1)) * mx.array(valid.reshape(1, -1), cols.dtype)
+        planes = mx.reshape(mx.arange(n * c), (-1, 1))
+        out = out.at[planes, mx.array(flat.reshape(1, -1).astype(np.int32))].add(v)
+    return mx.reshape(out, (n, c, h, w))

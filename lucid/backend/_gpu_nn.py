@@ -1,0 +1,145 @@
+"""Fused nn ops of the "gpu" backend: softmax, cross-entropy, batch and layer norm (MLX).
+
+Signatures and results follow the reference ``NumpyBackend`` methods of the same names.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._gpu_common import exp, logsumexp, mx
+
+Array = Any
+
+
+def softmax(x: Array, axis: int, log: bool = False) -> Array:
+    """Softmax (log-softmax when ``log``) along ``axis`` with MLX's fused kernels."""
+    if x.size == 0:
+        return x
+    if x.dtype == mx.float64:  # exact float64 (see _gpu_common)
+        z = x - logsumexp(x, axis, True)
+        return z if log else exp(z)
+    if log:
+        return x - mx.logsumexp(x, axis=axis, keepdims=True)
+    return mx.softmax(x, axis=axis, precise=True)
+
+
+def softmax_backward(y: Array, g: Array, axis: int, log: bool = False) -> Array:
+    if log:
+        return g - exp(y) * mx.sum(g, axis=axis, keepdims=True)
+    return y * (g - mx.sum(g * y, axis=axis, keepdims=True))
+
+
+def _ce_parts(x: Array, target: Array, weight: Array | None, ignore_index: int
+              ) -> tuple[Array, Array, Array, Array]:
+    keep = target != ignore_index
+    t = mx.where(keep, target, 0)
+    w = mx.ones((x.shape[1],), x.dtype) if weight is None else weight
+    wt = mx.where(keep, mx.take(w, t) if x.shape[1] else 0, 0).astype(x.dtype)
+    return keep, t, wt, w
+
+
+def cross_entropy(x: Array, target: Array, weight: Array | None, ignore_index: int,
+                  label_smoothing: float) -> tuple[Array, Array, Array]:
+    """Per-row loss of logits (rows, n) against class indices: ``(loss, lse, wt)``."""
+    keep, t, wt, w = _ce_parts(x, target, weight, ignore_index)
+    if x.shape[0] == 0:
+        z = mx.zeros((0,), x.dtype)
+        return z, z, wt
+    lse = logsumexp(x, 1)
+    nll = lse - mx.take_along_axis(x, t[:, None], 1)[:, 0]
+    loss = (1 - label_smoothing) * wt * nll
+    if label_smoothing > 0:
+        smooth = mx.sum(w * (lse[:, None] - x), axis=1)
+        loss = loss + mx.where(keep, label_smoothing / x.shape[1] * smooth, 0)
+    return loss.astype(x.dtype), lse.astype(x.dtype), wt
+
+
+def cross_entropy_backward(x: Array, target: Array, lse: Array, weight: Array | None,
+                           grow: Array, ignore_index: int, label_smoothing: float) -> Array:
+    """d(sum_i grow[i] * loss[i]) / dx for ``cross_entropy``."""
+    keep, t, wt, w = _ce_parts(x, target, weight, ignore_index)
+    n, ls = x.shape[1], label_smoothing
+    grow = mx.where(keep, grow, 0).astype(x.dtype)
+    a = grow * ((1 - ls) * wt + ls / n * mx.sum(w))
+    out = exp(x - lse[:, None]) * a[:, None] - (grow * ls / n)[:, None] * w
+    hit = mx.arange(n)[None, :] == t[:, None]  # one-hot of the target, on the device
+    out = out - mx.where(hit, (grow * (1 - ls) * wt)[:, None], 0)
+    return out.astype(x.dtype)
+
+
+def _bshape(x: Array) -> tuple[tuple[int, ...], list[int]]:
+    return (1, -1) + (1,) * (x.ndim - 2), [0, *range(2, x.ndim)]
+
+
+def batch_norm_train(x: Array, weight: Array | None, bias: Array | None,
+                     running_mean: Array | None, running_var: Array | None,
+                     momentum: float, eps: float) -> tuple[Array, Array, Array]:
+    """Training batch norm of x (N, C, *): ``(y, mean, invstd)``; running stats (if given)
+    updated in place (the MLX array objects), with the unbiased variance."""
+    shape, axes = _bshape(x)
+    m = x.size // x.shape[1]
+    mean = mx.mean(x, axis=axes)
+    var = mx.var(x, axis=axes)
+    invstd = mx.rsqrt(var + eps).astype(x.dtype)
+    k = invstd if weight is None else weight * invstd
+    y = (x - mean.reshape(shape)) * k.reshape(shape)
+    if bias is not None:
+        y = y + bias.reshape(shape)
+    if running_mean is not None:
+        running_mean[...] = ((1 - momentum) * running_mean + momentum * mean
+                             ).astype(running_mean.dtype)
+        running_var[...] = ((1 - momentum) * running_var + momentum * var * (m / (m - 1))
+                            ).astype(running_var.dtype)
+        mx.async_eval(running_mean, running_var)  # no graph through the running stats
+    return y.astype(x.dtype), mean.astype(x.dtype), invstd
+
+
+def batch_norm_backward(x: Array, g: Array, mean: Array, invstd: Array,
+                        weight: Array | None, need_input: bool = True
+                        ) -> tuple[Array | None, Array, Array]:
+    """Gradients of ``batch_norm_train``: ``(grad_x or None, grad_weight, grad_bias)``."""
+    shape, axes = _bshape(x)
+    m = x.size // x.shape[1]
+    xh = (x - mean.reshape(shape)) * invstd.reshape(shape)
+    gb = mx.sum(g, axis=axes)
+    gw = mx.sum(g * xh, axis=axes)
+    gx = None
+    if need_input:
+        k = invstd if weight is None else weight * invstd
+        gx = k.reshape(shape) * (g - (gb / m).reshape(shape) - xh * (gw / m).reshape(shape))
+        gx = gx.astype(x.dtype)
+    return gx, gw, gb
+
+
+def layer_norm(x: Array, weight: Array | None, bias: Array | None, eps: float
+               ) -> tuple[Array, Array, Array]:
+    """Layer norm over the last axis of x (rows, D) with ``mx.fast.layer_norm``:
+    ``(y, mean, rstd)``."""
+    mean = mx.mean(x, axis=1)
+    rstd = mx.rsqrt(mx.var(x, axis=1) + eps).astype(x.dtype)
+    if x.shape[1] == 0 or x.shape[0] == 0:
+        return x, mean, rstd
+    if x.dtype == mx.float64:  # the fused kernel computes in float32 precision
+        y = (x - mean[:, None]) * rstd[:, None]
+        y = y if weight is None else y * weight
+        y = y if bias is None else y + bias
+    else:
+        y = mx.fast.layer_norm(x, weight, bias, eps)
+    return y.astype(x.dtype), mean, rstd
+
+
+def layer_norm_backward(x: Array, g: Array, mean: Array, rstd: Array, weight: Array | None,
+                        need_input: bool = True, need_affine: bool = True
+                        ) -> tuple[Array | None, Array | None, Array | None]:
+    """Gradients of ``layer_norm``: ``(grad_x, grad_weight, grad_bias)``, None if unneeded."""
+    xh = (x - mean[:, None]) * rstd[:, None]
+    gw = mx.sum(g * xh, axis=0) if need_affine else None
+    gb = mx.sum(g, axis=0) if need_affine else None
+    gx = None
+    if need_input:
+        gh = g if weight is None else g * weight
+        gx = rstd[:, None] * (gh - mx.mean(gh, axis=1, keepdims=True)
+                              - xh * mx.mean(gh * xh, axis=1, keepdims=True))
+        gx = gx.astype(x.dtype)
+    return gx, gw, gb

@@ -1,0 +1,586 @@
+"""The "gpu" backend: MLX arrays, on Metal (Apple silicon), on CUDA (MLX's CUDA build) or, on
+any other machine, on MLX's CPU stream (with a one-time warning), so the same code and tests
+run everywhere. ``lucid.gpu.backend()`` says which. It implements every method of the
+reference ``NumpyBackend`` (which defines the interface) with MLX's own ops, fused ones where
+MLX has them (``mx.softmax``, ``mx.logsumexp``, ``mx.fast.layer_norm``, ``mx.conv_general``,
+``mx.matmul``); what MLX lacks is built from MLX primitives on the device.
+
+dtypes: bool, uint8, int8, int16, int32, int64, float16 and float32 map to the MLX dtype of the
+same name. float64 works on MLX's CPU stream; on Metal and CUDA, which have no float64, asking
+for it raises a TypeError that names the dtype. MLX's uint32 results (``argmax``) read as int64.
+
+Arrays are immutable: ``assign`` and ``setitem`` return the array to keep. MLX updates the array
+*object* in place (``a[...] = b``), so every tensor holding that object (``.data``,
+``.detach()``) sees the new values, as with shared memory on "cpu"; views are separate
+objects, which ``lucid.ops.inplace`` keeps in step with their base.
+
+Laziness stays inside: ``item``/``tolist``/``to_numpy`` evaluate what they read, and every
+in-place write (``assign``, optimizer updates, batch-norm running statistics) schedules its
+result with ``mx.async_eval`` so no graph outlives a training step and memory stays flat.
+
+Host round trips, and why:
+
+- ``nonzero`` and boolean-mask indexing (``x[mask]``, ``x[mask] = values``): the result's shape
+  depends on the mask's values, and MLX has no boolean indexing. ``x[mask] = scalar`` stays on
+  the device (``where``).
+- integer-array indices and ``index_select``/``gather`` bounds: one boolean is read back per
+  indexing call (MLX does not check bounds and would read garbage).
+- bool scalars used as indices (``x[True]``) and ``repeat`` with per-element counts held in a
+  device array: rare forms, done in numpy.
+- random numbers: drawn from lucid's host generator so a seed gives identical values on
+  every device, then copied to the device (``bernoulli`` compares on the device).
+- creation from host data (``tensor``, ``arange``/``linspace`` values, pooling and unfold index
+  tables, which depend only on shapes) is a host-to-device copy by nature.
+- ``to_numpy``/``item``/``tolist``: reading values on the host is their purpose.
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+import numpy as np
+
+from .. import _dtype
+from .._device import device
+from . import _gpu_common as _gc
+from . import _gpu_conv, _gpu_index, _gpu_nn, _gpu_optim
+from ._gpu_common import FLOATS, FROM_MX, MX, MX_BY_NP, detect, float64_error, mx, warn_cpu_stream
+
+Array = mx.array
+
+
+def _ax(axis: Any) -> Any:
+    return list(axis) if isinstance(axis, (tuple, list)) else axis
+
+
+def _cast_to(x: Any, d: Any) -> Any:
+    return x if x.dtype == d else x.astype(d)
+
+
+class GpuBackend:
+    """Backend over MLX arrays. All methods take and return MLX arrays.
+
+    Example::
+
+        be = lucid.backend.get_backend("gpu")
+        be.to_numpy(be.add(be.ones((2,), lucid.float32), 1))   # array([2., 2.], dtype=float32)
+    """
+
+    name = "gpu"
+    array_type = mx.array
+    # views are copies here: lucid.ops.inplace writes them back into their base
+    views_share_memory = False
+
+    def __init__(self) -> None:
+        self.device = device(self.name)
+        self.kind = detect()
+        self.float64 = self.kind == "cpu"
+        if self.kind == "cpu":
+            warn_cpu_stream()
+
+    # ---- dtypes and conversion ---------------------------------------------------------
+    @staticmethod
+    def dtype_of(x: Array) -> _dtype.dtype:
+        return FROM_MX[x.dtype]
+
+    def mx_dtype(self, d: _dtype.dtype) -> Any:
+        if d is _dtype.float64 and not self.float64:
+            raise float64_error(self.kind)
+        return MX[d]
+
+    @staticmethod
+    def np_dtype(d: _dtype.dtype) -> np.dtype:
+        return d.np
+
+    def asarray(self, obj: Any, dtype: _dtype.dtype | None = None, copy: bool = False) -> Array:
+        if isinstance(obj, mx.array):
+            return obj if dtype is None else _cast_to(obj, self.mx_dtype(dtype))
+        a = np.asarray(obj) if dtype is None else np.asarray(obj, dtype=dtype.np)
+        return self.from_numpy(a)
+
+    def from_numpy(self, a: np.ndarray) -> Array:
+        d = MX_BY_NP.get(a.dtype)
+        if d is None:
+            raise TypeError(f"lucid does not support dtype {a.dtype}")
+        if d == mx.float64 and not self.float64:
+            raise float64_error(self.kind)
+        if a.size == 0:  # NOTE: MLX reductions misread empty arrays built from numpy
+            return mx.zeros(a.shape, d)
+        return mx.array(a, dtype=d)
+
+    @staticmethod
+    def to_numpy(x: Array) -> np.ndarray:
+        # a copy: a view of MLX's buffer could be written through behind MLX's back
+        return np.array(x)
+
+    def astype(self, x: Array, d: _dtype.dtype) -> Array:
+        return x.astype(self.mx_dtype(d))
+
+    @staticmethod
+    def copy(x: Array) -> Array:
+        return mx.array(x)
+
+    @staticmethod
+    def contiguous(x: Array) -> Array:
+        return x
+
+    @staticmethod
+    def is_contiguous(x: Array) -> bool:
+        return True  # MLX arrays are always addressed row-major from outside
+
+    @staticmethod
+    def item(x: Array) -> Any:
+        return x.item()
+
+    @staticmethod
+    def tolist(x: Array) -> Any:
+        return x.tolist()
+
+    # ---- creation -----------------------------------------------------------------------
+    def zeros(self, shape: tuple[int, ...], d: _dtype.dtype) -> Array:
+        return mx.zeros(tuple(shape), self.mx_dtype(d))
+
+    def ones(self, shape: tuple[int, ...], d: _dtype.dtype) -> Array:
+        return mx.ones(tuple(shape), self.mx_dtype(d))
+
+    def full(self, shape: tuple[int, ...], value: Any, d: _dtype.dtype) -> Array:
+        if isinstance(value, mx.array):
+            return mx.broadcast_to(value.astype(self.mx_dtype(d)), tuple(shape))
+        return mx.full(tuple(shape), mx.array(value, self.mx_dtype(d)))
+
+    def empty(self, shape: tuple[int, ...], d: _dtype.dtype) -> Array:
+        return mx.zeros(tuple(shape), self.mx_dtype(d))
+
+    def arange(self, start: Any, end: Any, step: Any, d: _dtype.dtype) -> Array:
+        # computed as numpy does (float64 positions, then cast) so both devices agree
+        return self.from_numpy(np.arange(start, end, step).astype(d.np, copy=False))
+
+    def linspace(self, start: Any, end: Any, steps: int, d: _dtype.dtype) -> Array:
+        return self.from_numpy(np.linspace(start, end, steps).astype(d.np, copy=False))
+
+    def eye(self, n: int, m: int, d: _dtype.dtype) -> Array:
+        return mx.eye(n, m, dtype=self.mx_dtype(d))
+
+    @staticmethod
+    def zeros_like(x: Array) -> Array:
+        return mx.zeros(x.shape, x.dtype)
+
+    @staticmethod
+    def ones_like(x: Array) -> Array:
+        return mx.ones(x.shape, x.dtype)
+
+    @staticmethod
+    def full_like(x: Array, value: Any) -> Array:
+        return mx.full(x.shape, mx.array(value, x.dtype))
+
+    # ---- random (host generator, so a seed gives the same numbers on every device) -----
+    def rand(self, gen: np.random.Generator, shape: tuple[int, ...], d: _dtype.dtype) -> Array:
+        return self.from_numpy(gen.random(shape, dtype=np.float64).astype(d.np))
+
+    def randn(self, gen: np.random.Generator, shape: tuple[int, ...], d: _dtype.dtype) -> Array:
+        return self.from_numpy(gen.standard_normal(shape).astype(d.np))
+
+    def randint(self, gen: np.random.Generator, low: int, high: int, shape: tuple[int, ...],
+                d: _dtype.dtype) -> Array:
+        return self.from_numpy(gen.integers(low, high, shape).astype(d.np))
+
+    def randperm(self, gen: np.random.Generator, n: int, d: _dtype.dtype) -> Array:
+        return self.from_numpy(gen.permutation(n).astype(d.np))
+
+    def bernoulli(self, gen: np.random.Generator, p: Any, shape: tuple[int, ...],
+                  d: _dtype.dtype) -> Array:
+        u = gen.random(shape)
+        if isinstance(p, mx.array):  # compare on the device; p never comes back
+            pd = p.dtype if p.dtype in FLOATS else mx.float32
+            return mx.less(mx.array(u, pd), p).astype(self.mx_dtype(d))
+        return self.from_numpy((u < p).astype(d.np))
+
+    # ---- elementwise --------------------------------------------------------------------
+    add = staticmethod(mx.add)
+    sub = staticmethod(mx.subtract)
+    mul = staticmethod(mx.multiply)
+    div = staticmethod(mx.divide)
+    floordiv = staticmethod(mx.floor_divide)
+    remainder = staticmethod(mx.remainder)
+    pow = staticmethod(mx.power)
+    neg = staticmethod(mx.negative)
+    abs = staticmethod(mx.abs)
+    sign = staticmethod(mx.sign)
+    exp = staticmethod(_gc.exp)
+    log = staticmethod(mx.log)
+    log2 = staticmethod(mx.log2)
+    log10 = staticmethod(mx.log10)
+    log1p = staticmethod(mx.log1p)
+    expm1 = staticmethod(mx.expm1)
+    sqrt = staticmethod(mx.sqrt)
+    square = staticmethod(mx.square)
+    sin = staticmethod(_gc.sin)
+    cos = staticmethod(_gc.cos)
+    tan = staticmethod(mx.tan)
+    tanh = staticmethod(mx.tanh)
+    arcsin = staticmethod(mx.arcsin)
+    arccos = staticmethod(mx.arccos)
+    arctan = staticmethod(mx.arctan)
+    sinh = staticmethod(mx.sinh)
+    cosh = staticmethod(mx.cosh)
+    floor = staticmethod(mx.floor)
+    ceil = staticmethod(mx.ceil)
+    trunc = staticmethod(mx.trunc)
+    maximum = staticmethod(mx.maximum)
+    minimum = staticmethod(mx.minimum)
+    where = staticmethod(mx.where)
+    eq = staticmethod(mx.equal)
+    ne = staticmethod(mx.not_equal)
+    lt = staticmethod(mx.less)
+    le = staticmethod(mx.less_equal)
+    gt = staticmethod(mx.greater)
+    ge = staticmethod(mx.greater_equal)
+    logical_and = staticmethod(mx.logical_and)
+    logical_or = staticmethod(mx.logical_or)
+    logical_not = staticmethod(mx.logical_not)
+    bitwise_and = staticmethod(mx.bitwise_and)
+    bitwise_or = staticmethod(mx.bitwise_or)
+    bitwise_xor = staticmethod(mx.bitwise_xor)
+    isnan = staticmethod(mx.isnan)
+    isinf = staticmethod(mx.isinf)
+    isfinite = staticmethod(mx.isfinite)
+    reciprocal = staticmethod(mx.reciprocal)
+    rsqrt = staticmethod(mx.rsqrt)
+    sigmoid = staticmethod(_gc.sigmoid)
+    erf = staticmethod(_gc.erf)
+
+    @staticmethod
+    def round(x: Array) -> Array:
+        return mx.round(x) if x.dtype in FLOATS else x
+
+    @staticmethod
+    def fmod(a: Any, b: Any) -> Array:
+        """C's fmod (sign of the dividend) from ``remainder`` (sign of the divisor)."""
+        r = mx.remainder(a, b)
+        fix = mx.logical_and(mx.not_equal(r, 0), mx.not_equal(mx.less(r, 0), mx.less(a, 0)))
+        return mx.where(fix, r - b, r)
+
+    @staticmethod
+    def logical_xor(a: Any, b: Any) -> Array:
+        return mx.not_equal(mx.array(a).astype(mx.bool_), mx.array(b).astype(mx.bool_))
+
+    @staticmethod
+    def bitwise_not(x: Array) -> Array:
+        return mx.logical_not(x) if x.dtype == mx.bool_ else mx.bitwise_invert(x)
+
+    @staticmethod
+    def clip(x: Array, lo: Any, hi: Any) -> Array:
+        if lo is not None:
+            x = mx.maximum(x, lo)
+        if hi is not None:
+            x = mx.minimum(x, hi)
+        return x
+
+    @staticmethod
+    def relu(x: Array) -> Array:
+        return mx.maximum(x, 0)
+
+    @staticmethod
+    def sigmoid_backward(y: Array, g: Array) -> Array:
+        return g * y * (1 - y)
+
+    @staticmethod
+    def tanh_backward(y: Array, g: Array) -> Array:
+        return g * (1 - y * y)
+
+    @staticmethod
+    def relu_backward(x: Array, g: Array) -> Array:
+        return mx.where(x > 0, g, mx.zeros_like(g))
+
+    # ---- reductions ---------------------------------------------------------------------
+    def sum(self, x: Array, axis: Any = None, keepdims: bool = False, dtype: Any = None
+            ) -> Array:
+        if dtype is not None:
+            x = _cast_to(x, self.mx_dtype(dtype))
+        elif x.dtype == mx.bool_:
+            x = x.astype(mx.int64)
+        return mx.sum(x, axis=_ax(axis), keepdims=keepdims)
+
+    @staticmethod
+    def mean(x: Array, axis: Any = None, keepdims: bool = False) -> Array:
+        return mx.mean(x, axis=_ax(axis), keepdims=keepdims)
+
+    @staticmethod
+    def max(x: Array, axis: Any = None, keepdims: bool = False) -> Array:
+        return mx.max(x, axis=_ax(axis), keepdims=keepdims)
+
+    @staticmethod
+    def min(x: Array, axis: Any = None, keepdims: bool = False) -> Array:
+        return mx.min(x, axis=_ax(axis), keepdims=keepdims)
+
+    @staticmethod
+    def argmax(x: Array, axis: int | None = None, keepdims: bool = False) -> Array:
+        return _arg_first(x, axis, keepdims, True)
+
+    @staticmethod
+    def argmin(x: Array, axis: int | None = None, keepdims: bool = False) -> Array:
+        return _arg_first(x, axis, keepdims, False)
+
+    @staticmethod
+    def var(x: Array, axis: Any = None, correction: float = 1, keepdims: bool = False) -> Array:
+        ax = _ax(axis)
+        n = _count(x.shape, axis)
+        d = x - mx.mean(x, axis=ax, keepdims=True)
+        return mx.divide(mx.sum(d * d, axis=ax, keepdims=keepdims), builtins.max(n - correction, 0))
+
+    @staticmethod
+    def prod(x: Array, axis: Any = None, keepdims: bool = False) -> Array:
+        return mx.prod(x, axis=_ax(axis), keepdims=keepdims)
+
+    @staticmethod
+    def cumsum(x: Array, axis: int) -> Array:
+        return mx.cumsum(x, axis=axis)
+
+    @staticmethod
+    def cumprod(x: Array, axis: int) -> Array:
+        return mx.cumprod(x, axis=axis)
+
+    @staticmethod
+    def all(x: Array, axis: Any = None, keepdims: bool = False) -> Array:
+        return mx.all(x, axis=_ax(axis), keepdims=keepdims)
+
+    @staticmethod
+    def any(x: Array, axis: Any = None, keepdims: bool = False) -> Array:
+        return mx.any(x, axis=_ax(axis), keepdims=keepdims)
+
+    @staticmethod
+    def sort(x: Array, axis: int = -1, descending: bool = False) -> tuple[Array, Array]:
+        key = x
+        if descending:
+            key = mx.logical_not(x) if x.dtype == mx.bool_ else mx.negative(x)
+        idx = mx.argsort(key, axis=axis).astype(mx.int64)
+        return mx.take_along_axis(x, idx, axis), idx
+
+    # ---- linear algebra -----------------------------------------------------------------
+    @staticmethod
+    def matmul(a: Array, b: Array) -> Array:
+        if a.dtype in FLOATS:
+            return mx.matmul(a, b)
+        # MLX multiplies floats only: integers as a broadcast product and a sum
+        a2 = a[None, :] if a.ndim == 1 else a
+        b2 = b[:, None] if b.ndim == 1 else b
+        out = mx.sum(mx.expand_dims(a2, -1) * mx.expand_dims(b2, -3), axis=-2)
+        if a.ndim == 1:
+            out = mx.squeeze(out, -2)
+        if b.ndim == 1:
+            out = mx.squeeze(out, -1)
+        return out
+
+    @staticmethod
+    def outer(a: Array, b: Array) -> Array:
+        return mx.outer(a, b)
+
+    # ---- movement and indexing ----------------------------------------------------------
+    @staticmethod
+    def reshape(x: Array, shape: tuple[int, ...]) -> Array:
+        return mx.reshape(x, tuple(shape))
+
+    view = reshape
+
+    @staticmethod
+    def transpose(x: Array, axes: tuple[int, ...]) -> Array:
+        return mx.transpose(x, tuple(axes))
+
+    @staticmethod
+    def swapaxes(x: Array, a: int, b: int) -> Array:
+        return mx.swapaxes(x, a, b)
+
+    @staticmethod
+    def broadcast_to(x: Array, shape: tuple[int, ...]) -> Array:
+        return mx.broadcast_to(x, tuple(shape))
+
+    @staticmethod
+    def expand_dims(x: Array, axis: int) -> Array:
+        return mx.expand_dims(x, axis)
+
+    @staticmethod
+    def squeeze(x: Array, axis: Any = None) -> Array:
+        if isinstance(axis, (tuple, list)) and not axis:
+            return x
+        return mx.squeeze(x, axis=_ax(axis))
+
+    @staticmethod
+    def concatenate(xs: list[Array], axis: int) -> Array:
+        return mx.concatenate(list(xs), axis=axis)
+
+    @staticmethod
+    def stack(xs: list[Array], axis: int) -> Array:
+        return mx.stack(list(xs), axis=axis)
+
+    @staticmethod
+    def flip(x: Array, axis: Any) -> Array:
+        axes = range(x.ndim) if axis is None else (axis if isinstance(axis, (tuple, list))
+                                                   else (axis,))
+        idx = [slice(None)] * x.ndim
+        for a in axes:
+            idx[a] = slice(None, None, -1)
+        return x[tuple(idx)] if x.ndim else x
+
+    @staticmethod
+    def tile(x: Array, reps: tuple[int, ...]) -> Array:
+        return mx.tile(x, list(reps))
+
+    @staticmethod
+    def repeat(x: Array, repeats: Any, axis: int | None) -> Array:
+        if axis is None:
+            x, axis = mx.reshape(x, (-1,)), 0
+        if isinstance(repeats, (int, np.integer)):
+            return mx.repeat(x, int(repeats), axis=axis)
+        reps = np.array(repeats).reshape(-1)  # per-element counts: the index is built on host
+        if reps.size == 1:
+            return mx.repeat(x, int(reps[0]), axis=axis)
+        idx = np.repeat(np.arange(x.shape[axis]), reps)
+        return mx.take(x, mx.array(idx.astype(np.int32)), axis=axis)
+
+    @staticmethod
+    def pad(x: Array, widths: list[tuple[int, int]], value: Any = 0, mode: str = "constant"
+            ) -> Array:
+        widths = [(int(a), int(b)) for a, b in widths]
+        if mode == "constant":
+            return mx.pad(x, widths, constant_values=mx.array(value, x.dtype))
+        if mode in ("replicate", "edge"):
+            return mx.pad(x, widths, mode="edge")
+        for ax, (lo, hi) in enumerate(widths):  # reflect / circular: a gather per axis
+            if lo or hi:
+                x = mx.take(x, mx.array(_pad_index(x.shape[ax], lo, hi, mode)), axis=ax)
+        return x
+
+    getitem = staticmethod(_gpu_index.getitem)
+    setitem = staticmethod(_gpu_index.setitem)
+    index_add = staticmethod(_gpu_index.index_add)
+
+    @staticmethod
+    def take(x: Array, idx: Array, axis: int) -> Array:
+        return mx.take(x, idx, axis=axis)
+
+    @staticmethod
+    def take_along_axis(x: Array, idx: Array, axis: int) -> Array:
+        return mx.take_along_axis(x, idx, axis=axis)
+
+    @staticmethod
+    def scatter_add(shape: tuple[int, ...], idx: Array, src: Array, axis: int) -> Array:
+        """zeros(shape) with ``src`` added along ``axis`` at ``idx`` (gather's backward)."""
+        out = mx.zeros(tuple(shape), src.dtype)
+        if src.size == 0:
+            return out
+        return out.at[_full_index(idx, axis)].add(src)
+
+    @staticmethod
+    def scatter(x: Array, idx: Array, src: Any, axis: int) -> Array:
+        src = mx.broadcast_to(mx.array(src, x.dtype) if not isinstance(src, mx.array)
+                              else _cast_to(src, x.dtype), idx.shape)
+        return mx.put_along_axis(x, idx, src, axis=axis)
+
+    @staticmethod
+    def nonzero(x: Array) -> tuple[Array, ...]:
+        # NOTE: a data-dependent shape: the positions are found on the host
+        return tuple(mx.array(i.astype(np.int64)) for i in np.nonzero(np.array(x)))
+
+    # ---- in-place -----------------------------------------------------------------------
+    @staticmethod
+    def assign(dst: Array, src: Any) -> Array:
+        """Give ``dst`` the values of ``src``; returns the array to keep (``dst``, updated)."""
+        dst[...] = _cast_to(src, dst.dtype) if isinstance(src, mx.array) \
+            else mx.array(src, dst.dtype)
+        mx.async_eval(dst)
+        return dst
+
+    @staticmethod
+    def shares_memory(a: Array, b: Array) -> bool:
+        return a is b
+
+    # ---- fused nn ops, optimizer updates, convolution and pooling -----------------------
+    softmax = staticmethod(_gpu_nn.softmax)
+    softmax_backward = staticmethod(_gpu_nn.softmax_backward)
+    cross_entropy = staticmethod(_gpu_nn.cross_entropy)
+    cross_entropy_backward = staticmethod(_gpu_nn.cross_entropy_backward)
+    batch_norm_train = staticmethod(_gpu_nn.batch_norm_train)
+    batch_norm_backward = staticmethod(_gpu_nn.batch_norm_backward)
+    layer_norm = staticmethod(_gpu_nn.layer_norm)
+    layer_norm_backward = staticmethod(_gpu_nn.layer_norm_backward)
+
+    sgd_update = staticmethod(_gpu_optim.sgd)
+    adam_update = staticmethod(_gpu_optim.adam)
+    adamax_update = staticmethod(_gpu_optim.adamax)
+    adagrad_update = staticmethod(_gpu_optim.adagrad)
+    rmsprop_update = staticmethod(_gpu_optim.rmsprop)
+    nadam_update = staticmethod(_gpu_optim.nadam)
+    radam_update = staticmethod(_gpu_optim.radam)
+
+    conv2d = staticmethod(_gpu_conv.conv2d)
+    conv2d_grad_input = staticmethod(_gpu_conv.conv2d_grad_input)
+    conv2d_grad_weight = staticmethod(_gpu_conv.conv2d_grad_weight)
+    unfold = staticmethod(_gpu_conv.unfold)
+    fold = staticmethod(_gpu_conv.fold)
+    max_pool2d = staticmethod(_gpu_conv.max_pool2d)
+    adaptive_max_pool2d = staticmethod(_gpu_conv.adaptive_max_pool2d)
+    max_pool2d_backward = staticmethod(_gpu_conv.max_pool2d_backward)
+    avg_pool2d = staticmethod(_gpu_conv.avg_pool2d)
+    avg_pool2d_backward = staticmethod(_gpu_conv.avg_pool2d_backward)
+    adaptive_avg_pool2d = staticmethod(_gpu_conv.adaptive_avg_pool2d)
+    adaptive_avg_pool2d_backward = staticmethod(_gpu_conv.adaptive_avg_pool2d_backward)
+
+
+def _count(shape: tuple[int, ...], axis: Any) -> int:
+    if axis is None:
+        axes = range(len(shape))
+    else:
+        axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    n = 1
+    for a in axes:
+        n *= shape[a]
+    return n
+
+
+def _arg_first(x: Array, axis: int | None, keepdims: bool, largest: bool) -> Array:
+    """numpy's argmax/argmin: the first extreme, and the first NaN where there is one."""
+    if axis is None:
+        x, axis = mx.reshape(x, (-1,)), 0
+    if x.size == 0:  # only reachable with keepdims shapes that have no elements
+        shape = list(x.shape)
+        if keepdims:
+            shape[axis] = 1
+        else:
+            del shape[axis]
+        return mx.zeros(tuple(shape), mx.int64)
+    if x.dtype in FLOATS:
+        nan = mx.isnan(x)
+        ext = mx.max(x, axis=axis, keepdims=True) if largest else \
+            mx.min(x, axis=axis, keepdims=True)
+        hit = mx.where(mx.any(nan, axis=axis, keepdims=True), nan, mx.equal(x, ext))
+    else:
+        xi = x.astype(mx.int32) if x.dtype == mx.bool_ else x
+        ext = mx.max(xi, axis=axis, keepdims=True) if largest else \
+            mx.min(xi, axis=axis, keepdims=True)
+        hit = mx.equal(xi, ext)
+    # the first position where ``hit`` holds (argmax of a bool array)
+    return mx.argmax(hit.astype(mx.uint8), axis=axis, keepdims=keepdims).astype(mx.int64)
+
+
+def _full_index(idx: Array, axis: int) -> tuple:
+    """Index tuple addressing ``out[..., idx, ...]`` along ``axis`` for every other position."""
+    parts = []
+    nd = idx.ndim
+    for k in range(nd):
+        if k == axis:
+            parts.append(idx)
+        else:
+            shape = [1] * nd
+            shape[k] = idx.shape[k]
+            parts.append(mx.reshape(mx.arange(idx.shape[k]), shape))
+    return tuple(parts)
+
+
+def _pad_index(n: int, lo: int, hi: int, mode: str) -> np.ndarray:
+    pos = np.arange(-lo, n + hi)
+    if mode == "circular":
+        return (pos % n).astype(np.int32)
+    period = 2 * (n - 1) if n > 1 else 1  # reflect
+    pos = np.abs(pos) % period
+    return np.where(pos >= n, period - pos, pos).astype(np.int32)
