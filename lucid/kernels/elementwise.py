@@ -96,60 +96,59 @@ _RELUB = dual(_relu_backward, signatures=[_sig2])
 _RELU = dual(_relu, signatures=[_sig1])
 
 
-def _fusable(a: np.ndarray, b: np.ndarray) -> bool:
-    return (
-        a.dtype in _FLOATS
-        and a.dtype == b.dtype
-        and a.shape == b.shape
-        and a.flags.c_contiguous
-        and b.flags.c_contiguous
-    )
-
-
-def _binary(pair: tuple, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    out = np.empty(a.shape, a.dtype)
+def _fused(pair: tuple, a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
+    """Run a same-shape, same-dtype, C-contiguous float pair through its kernel, else None."""
+    if (
+        a.dtype not in _FLOATS
+        or a.dtype != b.dtype
+        or a.shape != b.shape
+        or not (a.flags.c_contiguous and b.flags.c_contiguous)
+    ):
+        return None
+    out = np.empty_like(a)
     ser, par = pair
-    k = par if use_parallel(a.size, "elementwise") else ser
-    k(a.reshape(-1), b.reshape(-1), out.reshape(-1))
+    (par if use_parallel(a.size, "elementwise") else ser)(a.ravel(), b.ravel(), out.ravel())
     return out
+
+
+def _arr(x: np.ndarray) -> np.ndarray:
+    return x if type(x) is np.ndarray else np.asarray(x)
 
 
 def sigmoid_backward(y: np.ndarray, g: np.ndarray) -> np.ndarray:
     """Gradient of sigmoid from its output ``y`` and the incoming gradient ``g``: g*y*(1-y)."""
-    y = np.asarray(y)
-    g = np.asarray(g)
-    if _fusable(y, g):
-        return _binary(_SIGB, y, g)
-    t = 1 - y
-    t = t * y
-    return t * g
+    y, g = _arr(y), _arr(g)
+    out = _fused(_SIGB, y, g)
+    if out is None:
+        out = (1 - y) * y * g
+    return out
 
 
 def tanh_backward(y: np.ndarray, g: np.ndarray) -> np.ndarray:
     """Gradient of tanh from its output ``y`` and the incoming gradient ``g``: g*(1-y*y)."""
-    y = np.asarray(y)
-    g = np.asarray(g)
-    if _fusable(y, g):
-        return _binary(_TANHB, y, g)
-    return g * (1 - y * y)
+    y, g = _arr(y), _arr(g)
+    out = _fused(_TANHB, y, g)
+    if out is None:
+        out = g * (1 - y * y)
+    return out
 
 
 def relu_backward(x: np.ndarray, g: np.ndarray) -> np.ndarray:
     """Gradient of relu: ``g`` where ``x`` > 0 or NaN, else 0 (x = relu's input or output)."""
-    x = np.asarray(x)
-    g = np.asarray(g)
-    if _fusable(x, g):
-        return _binary(_RELUB, x, g)
-    return g * ~(x <= 0)
+    x, g = _arr(x), _arr(g)
+    out = _fused(_RELUB, x, g)
+    if out is None:
+        out = g * ~(x <= 0)
+    return out
 
 
 def relu(x: np.ndarray) -> np.ndarray:
     """max(x, 0) with NaN kept, in x's dtype."""
-    x = np.asarray(x)
+    x = _arr(x)
     if x.dtype in _FLOATS and x.flags.c_contiguous:
-        out = np.empty(x.shape, x.dtype)
+        out = np.empty_like(x)
         ser, par = _RELU
-        (par if use_parallel(x.size, "elementwise") else ser)(x.reshape(-1), out.reshape(-1))
+        (par if use_parallel(x.size, "elementwise") else ser)(x.ravel(), out.ravel())
         return out
     return np.maximum(x, 0)
 
