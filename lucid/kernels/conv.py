@@ -137,13 +137,18 @@ def _work(n: int, oc: int, oh: int, ow: int, cg: int, kh: int, kw: int) -> int:
     return n * oc * oh * ow * cg * kh * kw // 8
 
 
+# Images are split into CHUNKS_PER_THREAD chunks per thread, handed out dynamically (numba's
+# parallel chunk size 1), so a thread that another process preempts does not hold up the call.
+CHUNKS_PER_THREAD = 4
+
+
 def _split(n_items: int, work: int, blas: bool = True) -> int:
     """Number of chunks the images are split into (1 = serial build, BLAS keeps its threads)."""
     if n_items < 2 or not use_parallel(work, "elementwise"):
         return 1
     if blas and not _BLAS.available():
         return 1
-    return min(numba.get_num_threads(), n_items)
+    return min(CHUNKS_PER_THREAD * numba.get_num_threads(), n_items)
 
 
 def _run(pair: tuple, nt: int, *args: object) -> None:
@@ -151,8 +156,13 @@ def _run(pair: tuple, nt: int, *args: object) -> None:
     if nt == 1:
         ser(*args, 1)
         return
-    with _BLAS:
-        par(*args, nt)
+    prev = numba.get_parallel_chunksize()
+    numba.set_parallel_chunksize(1)
+    try:
+        with _BLAS:
+            par(*args, nt)
+    finally:
+        numba.set_parallel_chunksize(prev)
 
 
 def _c(a: np.ndarray) -> np.ndarray:
