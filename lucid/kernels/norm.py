@@ -1,11 +1,18 @@
 """Batch norm and layer norm: fused forward (batch norm: statistics, normalisation, affine and
 the running-statistics update in one kernel call) and fused backward.
 
-Measured, float32, microseconds, forward+backward (min of repeats, 2 busy cores):
+Measured, float32, microseconds of CPU time on the calling thread (min of repeats; 2 busy cores,
+so wall-clock parallel figures are noisy), kernels alone:
 
-    op                                   plain numpy   lucid kernel   torch
-    batch_norm2d train 64x32x28x28       see benchmarks/test_norm_loss.py
-    layer_norm 256x1024                  see benchmarks/test_norm_loss.py
+    kernel                                serial  parallel (main thread)   torch, 1 thread
+    batch norm train fwd 64x32x28x28         616        332                2343 (fwd+bwd 4549)
+    batch norm bwd                           566        302
+    layer norm fwd 256x1024                   69         54                  95 (fwd+bwd 512)
+    layer norm bwd                           150         96
+
+One training step (forward + backward through autograd, running-stat update included), min
+of three runs of benchmarks/test_norm_loss.py: batch norm lucid 2.6 ms, numpy 13.4 ms,
+torch 4.6 ms; layer norm lucid 189 us, numpy 1573 us, torch 258 us.
 
 Inputs are float32/float64 (``supports``); ``x`` is copied to C order when it is not already.
 Batch norm takes ``x`` as (N, C, *spatial); layer norm as (rows, D) with the normalised
