@@ -42,7 +42,10 @@ def _conv(x: Array, w: Array, stride: Pair, padding: Pads, dilation: Pair, group
 def conv2d(x: Array, w: Array, bias: Array | None, stride: Pair, padding: Pads, dilation: Pair,
            groups: int) -> Array:
     """Cross-correlation of x (N, C, H, W) with w (O, C/groups, kH, kW), plus ``bias``."""
-    y = _conv(x, w, stride, padding, dilation, groups)
+    if _exact(x):
+        y = _gemm_conv(x, w, stride, padding, dilation, groups)
+    else:
+        y = _conv(x, w, stride, padding, dilation, groups)
     if bias is not None:
         y = y + mx.reshape(bias, (1, -1, 1, 1))
     return y.astype(x.dtype)
@@ -51,6 +54,8 @@ def conv2d(x: Array, w: Array, bias: Array | None, stride: Pair, padding: Pads, 
 def conv2d_grad_input(gy: Array, w: Array, input_shape: Sequence[int], stride: Pair,
                       padding: Pads, dilation: Pair, groups: int) -> Array:
     """d(conv2d)/dx applied to ``gy`` (also a transposed convolution's forward)."""
+    if _exact(gy):
+        return _gemm_grad_input(gy, w, input_shape, stride, padding, dilation, groups)
     x0 = mx.zeros(tuple(input_shape), gy.dtype)
     _, (gx,) = mx.vjp(lambda x: _conv(x, w, stride, padding, dilation, groups), [x0], [gy])
     return gx
@@ -59,9 +64,92 @@ def conv2d_grad_input(gy: Array, w: Array, input_shape: Sequence[int], stride: P
 def conv2d_grad_weight(x: Array, gy: Array, weight_shape: Sequence[int], stride: Pair,
                        padding: Pads, dilation: Pair, groups: int) -> Array:
     """d(conv2d)/dw applied to ``gy``."""
+    if _exact(x):
+        return _gemm_grad_weight(x, gy, weight_shape, stride, padding, dilation, groups)
     w0 = mx.zeros(tuple(weight_shape), x.dtype)
     _, (gw,) = mx.vjp(lambda w: _conv(x, w, stride, padding, dilation, groups), [w0], [gy])
     return gw.astype(x.dtype)
+
+
+# ---- float64 and integer convolutions: im2col + GEMM -----------------------------------------
+# NOTE: mx.conv_general computes float64 at float32 precision on MLX's CPU stream and takes
+# floats only; these dtypes gather windows and multiply with an exact matmul instead.
+
+
+def _exact(x: Array) -> bool:
+    return x.dtype not in (mx.float32, mx.float16, mx.bfloat16)
+
+
+def _mm(a: Array, b: Array) -> Array:
+    if a.dtype == mx.float64:
+        return mx.matmul(a, b)
+    return mx.sum(mx.expand_dims(a, -1) * mx.expand_dims(b, -3), axis=-2)  # integers
+
+
+def _windows(xp: Array, k: Pair, s: Pair, d: Pair, out_hw: Pair) -> Array:
+    """(N, C*kH*kW, OH*OW) windows of an already padded input."""
+    n, c, h, w = xp.shape
+    flat, _ = _im2col_table(h, w, k, d, (0, 0), s, out_hw)
+    vals = mx.take(mx.reshape(xp, (n, c, h * w)), mx.array(flat.reshape(-1).astype(np.int32)),
+                   axis=2)
+    return mx.reshape(vals, (n, c * k[0] * k[1], out_hw[0] * out_hw[1]))
+
+
+def _gemm_conv(x: Array, w: Array, stride: Pair, padding: Pads, dilation: Pair, groups: int
+               ) -> Array:
+    (pt, pb), (pl, pr) = padding
+    n = x.shape[0]
+    oc, cg, kh, kw = w.shape
+    oh = _out(x.shape[2], kh, stride[0], pt, pb, dilation[0])
+    ow = _out(x.shape[3], kw, stride[1], pl, pr, dilation[1])
+    if 0 in (n, oc, oh, ow):
+        return mx.zeros((n, oc, max(oh, 0), max(ow, 0)), x.dtype)
+    xp = mx.pad(x, [(0, 0), (0, 0), (int(pt), int(pb)), (int(pl), int(pr))])
+    cols = mx.reshape(_windows(xp, (kh, kw), stride, dilation, (oh, ow)),
+                      (n, groups, cg * kh * kw, oh * ow))
+    y = _mm(mx.reshape(w, (1, groups, oc // groups, cg * kh * kw)), cols)
+    return mx.reshape(y, (n, oc, oh, ow))
+
+
+def _gemm_grad_input(gy: Array, w: Array, input_shape: Sequence[int], stride: Pair,
+                     padding: Pads, dilation: Pair, groups: int) -> Array:
+    n, c, h, wd = input_shape
+    oc, cg, kh, kw = w.shape
+    oh, ow = gy.shape[2:]
+    (pt, _), (pl, _) = padding
+    hc = max(h + pt, (oh - 1) * stride[0] + (kh - 1) * dilation[0] + 1)
+    wc = max(wd + pl, (ow - 1) * stride[1] + (kw - 1) * dilation[1] + 1)
+    if 0 in (n, c, oh, ow):
+        return mx.zeros((n, c, h, wd), gy.dtype)
+    wt = mx.swapaxes(mx.reshape(w, (1, groups, oc // groups, cg * kh * kw)), -1, -2)
+    cols = _mm(wt, mx.reshape(gy, (n, groups, oc // groups, oh * ow)))
+    flat, _ = _im2col_table(hc, wc, (kh, kw), dilation, (0, 0), stride, (oh, ow))
+    canvas = mx.zeros((n * c, hc * wc), gy.dtype)
+    planes = mx.reshape(mx.arange(n * c), (-1, 1))
+    canvas = canvas.at[planes, mx.array(flat.reshape(1, -1).astype(np.int32))].add(
+        mx.reshape(cols, (n * c, -1)))
+    canvas = mx.reshape(canvas, (n, c, hc, wc))
+    return canvas[:, :, pt:pt + h, pl:pl + wd]
+
+
+def _gemm_grad_weight(x: Array, gy: Array, weight_shape: Sequence[int], stride: Pair,
+                      padding: Pads, dilation: Pair, groups: int) -> Array:
+    (pt, pb), (pl, pr) = padding
+    n = x.shape[0]
+    oc, cg, kh, kw = weight_shape
+    oh, ow = gy.shape[2:]
+    if 0 in (n, oh, ow):
+        return mx.zeros(tuple(weight_shape), x.dtype)
+    need_h = (oh - 1) * stride[0] + (kh - 1) * dilation[0] + 1
+    need_w = (ow - 1) * stride[1] + (kw - 1) * dilation[1] + 1
+    h, w = x.shape[2:]
+    xp = mx.pad(x, [(0, 0), (0, 0), (int(pt), int(max(pb, need_h - h - pt))),
+                    (int(pl), int(max(pr, need_w - w - pl)))])
+    cols = mx.reshape(_windows(xp, (kh, kw), stride, dilation, (oh, ow)),
+                      (n, groups, cg * kh * kw, oh * ow))
+    g = mx.reshape(gy, (n, groups, oc // groups, oh * ow))
+    dw = mx.sum(_mm(g, mx.swapaxes(cols, -1, -2)), axis=0)
+    return mx.reshape(dw, tuple(weight_shape)).astype(x.dtype)
 
 
 # ---- window index tables (shape-only, numpy) ----------------------------------------------

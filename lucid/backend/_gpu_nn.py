@@ -16,12 +16,23 @@ def softmax(x: Array, axis: int, log: bool = False) -> Array:
     """Softmax (log-softmax when ``log``) along ``axis`` with MLX's fused kernels."""
     if x.size == 0:
         return x
-    if x.dtype == mx.float64:  # exact float64 (see _gpu_common)
-        z = x - logsumexp(x, axis, True)
-        return z if log else exp(z)
     if log:
-        return x - mx.logsumexp(x, axis=axis, keepdims=True)
+        return _log_softmax(x, axis)
+    if x.dtype == mx.float64:  # exact float64 (see _gpu_common)
+        return exp(x - logsumexp(x, axis, True))
     return mx.softmax(x, axis=axis, precise=True)
+
+
+def _log_softmax(x: Array, axis: int) -> Array:
+    """``z - log1p(rest)`` with ``z = x - max`` and ``rest`` the sum of exp(z) without one
+    maximum: a row dominated by its maximum keeps full relative precision."""
+    z = x - mx.max(x, axis=axis, keepdims=True)
+    e = exp(z)
+    shape = [1] * x.ndim
+    shape[axis] = x.shape[axis]
+    first = mx.reshape(mx.arange(x.shape[axis]), shape) == mx.argmax(x, axis=axis,
+                                                                       keepdims=True)
+    return z - mx.log1p(mx.sum(mx.where(first, 0, e), axis=axis, keepdims=True))
 
 
 def softmax_backward(y: Array, g: Array, axis: int, log: bool = False) -> Array:

@@ -60,8 +60,9 @@ def _mask_error(items: tuple, shape: tuple[int, ...]) -> IndexError | None:
     """PyTorch's message for a bool mask whose shape does not match the dims it indexes
     (None and bool scalars index a new size-1 dim, as PyTorch counts them)."""
 
-    def is_mask(it: Any) -> bool:
-        return getattr(getattr(it, "dtype", None), "kind", "") == "b"
+    def is_mask(it: Any) -> bool:  # a numpy or MLX bool array
+        d = getattr(it, "dtype", None)
+        return d is not None and (getattr(d, "kind", "") == "b" or str(d).endswith("bool"))
 
     def width(it: Any) -> int:
         return it.ndim if is_mask(it) else 1
@@ -208,11 +209,20 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
         raise IndexError("index_select(): Index is supposed to be a vector")
     d = norm_dim(dim, input.ndim)
     n = input.shape[d] if input.ndim else 1
-    ia = index._be.to_numpy(index._data)
-    if ia.size and (ia.min() < -n or ia.max() >= n):
-        raise IndexError(f"index out of range in self (index {int(ia.max())}, size {n} at "
+    lo, hi = _bounds(index)
+    if lo < -n or hi >= n:
+        raise IndexError(f"index out of range in self (index {hi}, size {n} at "
                          f"dimension {d})")
-    return IndexSelect.apply(input, index._data.reshape(-1), d)
+    return IndexSelect.apply(input, index._be.reshape(index._data, (-1,)), d)
+
+
+def _bounds(index: Tensor) -> tuple[int, int]:
+    """The smallest and largest index (0, -1 when empty): two numbers read back, not the
+    whole index."""
+    be, a = index._be, index._data
+    if not index.numel():
+        return 0, -1
+    return int(be.item(be.min(a))), int(be.item(be.max(a)))
 
 
 class Gather(Op):
@@ -237,10 +247,10 @@ def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
                 f"Size does not match at dimension {k} expected index {list(index.shape)} to be "
                 f"no larger than self {list(input.shape)} apart from dimension {d}"
             )
-    ia = index._be.to_numpy(index._data)
+    lo, hi = _bounds(index)
     n = input.shape[d]
-    if ia.size and (ia.min() < -n or ia.max() >= n):
-        raise RuntimeError(f"index {int(ia.max())} is out of bounds for dimension {d} with "
+    if lo < -n or hi >= n:
+        raise RuntimeError(f"index {hi} is out of bounds for dimension {d} with "
                            f"size {n}")
     x = input
     if any(index.shape[k] < input.shape[k] for k in range(input.ndim) if k != d):
@@ -250,10 +260,10 @@ def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
 
 
 def _check_range(index: Tensor, input: Tensor, d: int) -> None:
-    ia = index._be.to_numpy(index._data)
+    lo, hi = _bounds(index)
     n = input.shape[d] if input.ndim else 1
-    if ia.size and (ia.min() < -n or ia.max() >= n):
-        bad = int(ia.max()) if ia.max() >= n else int(ia.min())
+    if lo < -n or hi >= n:
+        bad = hi if hi >= n else lo
         raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {n}")
 
 

@@ -65,13 +65,60 @@ def inplace(t: Tensor, fn: Callable[[Tensor], Tensor], others: Any = ()) -> Tens
             t._rg = True
             if t._views:
                 _renew_views(t, None)
+        sync_views(t)
         return t
     r = fn(t)
     _check_cast(r, t)
     _check_shape(r, t)
     t._data = _assign(be, t._data, r._data)
     t._vc[0] += 1
+    sync_views(t)
     return t
+
+
+def sync_views(t: Tensor) -> None:
+    """After ``t``'s values changed in place on a backend whose views are copies (MLX): write
+    a view's values into its base, and give every live view of the base its new values."""
+    be = t._be
+    if getattr(be, "views_share_memory", True):
+        return
+    base = t._base
+    if base is not None:
+        base._data = be.assign(base._data, _write_region(be, base._data, t._view_ops, t._data))
+    else:
+        base = t
+    for r in base._views or ():
+        v = r()
+        if v is not None and v is not t and v._base is base:
+            v._data = be.assign(v._data, _view_of(be, base._data, v._view_ops))
+
+
+def _write_region(be: Any, base: Any, chain: tuple, value: Any) -> Any:
+    """A copy of the array ``base`` with the region that ``chain`` selects set to ``value``."""
+    out = be.copy(base)
+    if getattr(be, "views_share_memory", True):
+        dst = _view_of(be, out, chain)
+        if not be.shares_memory(dst, out):
+            raise RuntimeError("in-place write through this view is not supported; clone() it "
+                               "first")
+        _assign(be, dst, value)
+        return out
+    from .movement import Expand
+
+    if any(step[0] is Expand for step in chain):
+        raise RuntimeError(_OVERLAP)
+    # no shared memory: find the view's elements in the base by replaying the chain on their
+    # flat positions, then scatter the values there
+    shape = tuple(base.shape)
+    n = 1
+    for s in shape:
+        n *= s
+    pos = _view_of(be, be.reshape(be.arange(0, n, 1, _dtype.int64), shape), chain)
+    if not hasattr(value, "shape") or tuple(value.shape) != tuple(pos.shape):
+        value = be.broadcast_to(be.asarray(value, be.dtype_of(base)) if not hasattr(
+            value, "shape") else value, tuple(pos.shape))
+    flat = be.setitem(be.reshape(out, (n,)), be.reshape(pos, (-1,)), be.reshape(value, (-1,)))
+    return be.reshape(flat, shape)
 
 
 def _inplace_view(t: Tensor, fn: Callable[[Tensor], Tensor]) -> Tensor:
@@ -88,6 +135,7 @@ def _inplace_view(t: Tensor, fn: Callable[[Tensor], Tensor]) -> Tensor:
                            chain=chain)
     base._data = be.assign(base._data, new._data)  # the view sees the values through memory
     t._vc[0] += 1
+    sync_views(base)  # ... or, where views are copies, is given them
     if new.grad_fn is not None:
         base.grad_fn = new.grad_fn
         base._rg = True
@@ -134,22 +182,14 @@ class _ViewWrite(Op):
     """``base`` with the region that ``chain`` selects replaced by ``value``."""
 
     def forward(self, base, value, chain):
-        be = self.be
         self.chain = chain
-        out = be.copy(base)
-        dst = _view_of(be, out, chain)
-        if not be.shares_memory(dst, out):
-            raise RuntimeError("in-place write through this view is not supported; clone() it "
-                               "first")
-        _assign(be, dst, value)
-        return out
+        return _write_region(self.be, base, chain, value)
 
     def backward(self, g):
         be = self.be
         gb = gv = None
         if self.parents[0] is not None:
-            gb = be.copy(g)
-            be.assign(_view_of(be, gb, self.chain), 0)
+            gb = _write_region(be, g, self.chain, 0)
         if self.parents[1] is not None:
             gv = be.copy(_view_of(be, g, self.chain))
         return gb, gv
@@ -216,6 +256,7 @@ def fill_(self: Tensor, value: Any) -> Tensor:
         return copy_(self, full_like(self, value))
     self._data = self._be.assign(self._data, value)
     self._vc[0] += 1
+    sync_views(self)
     return self
 
 

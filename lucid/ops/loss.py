@@ -148,11 +148,12 @@ def _class_target(input: Tensor, target: Tensor, ignore_index: int) -> tuple[Ten
         raise RuntimeError(f"expected scalar type Long but found "
                            f"{_dtype.torch_name(target.dtype).split('.')[-1].capitalize()}")
     be = target._be
-    t = be.to_numpy(target._data)
+    t = target._data
     n = input.shape[1]
-    bad = (t != ignore_index) & ((t < 0) | (t >= n))
-    if bad.any():
-        v = int(t[bad].flat[0])
+    bad = be.logical_and(be.ne(t, ignore_index), be.logical_or(be.lt(t, 0), be.ge(t, n)))
+    if be.item(be.any(bad)):  # one boolean read back; the targets stay on their device
+        tn, bn = be.to_numpy(t), be.to_numpy(bad)
+        v = int(tn[bn].flat[0])
         raise IndexError(f"Target {v} is out of bounds. Expected class indices in [0, {n}) "
                          f"or ignore_index={ignore_index}.")
     if target.dtype is not _dtype.int64:

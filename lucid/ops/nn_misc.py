@@ -156,14 +156,24 @@ class Embedding(Op):
         return None, gw
 
 
-def _renorm_(weight: Tensor, idx: np.ndarray, max_norm: float, norm_type: float) -> None:
+def _renorm_(weight: Tensor, idx: Any, max_norm: float, norm_type: float) -> None:
+    """Scale the rows of ``weight`` that ``idx`` looks up down to ``max_norm``, in place."""
     be = weight._be
-    w = np.array(be.to_numpy(weight._data))
-    rows = np.unique(idx)
-    norms = np.linalg.norm(w[rows], ord=norm_type, axis=1)
-    big = norms > max_norm
-    w[rows[big]] *= (max_norm / (norms[big] + 1e-7))[:, None].astype(w.dtype)
-    weight._data = be.assign(weight._data, be.from_numpy(w))
+    w = weight._data
+    n = w.shape[0]
+    used = be.gt(be.index_add((n,), (idx,), be.ones(idx.shape, be.dtype_of(w))), 0)
+    a = be.abs(w)
+    if norm_type == math.inf:
+        norms = be.max(a, 1) if w.shape[1] else be.zeros((n,), be.dtype_of(w))
+    elif norm_type == -math.inf:
+        norms = be.min(a, 1) if w.shape[1] else be.zeros((n,), be.dtype_of(w))
+    elif norm_type == 0:
+        norms = be.sum(be.astype(be.ne(w, 0), be.dtype_of(w)), 1)
+    else:
+        norms = be.pow(be.sum(be.pow(a, norm_type), 1), 1.0 / norm_type)
+    big = be.logical_and(used, be.gt(norms, max_norm))
+    scale = be.where(big, be.div(max_norm, be.add(norms, 1e-7)), 1)
+    weight._data = be.assign(w, be.mul(w, be.astype(be.expand_dims(scale, 1), be.dtype_of(w))))
     weight._vc[0] += 1
 
 
@@ -193,13 +203,15 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
         if not -n <= padding_idx < n:
             raise AssertionError("Padding_idx must be within num_embeddings")
         padding_idx %= n
-    idx = input._be.to_numpy(input._data)
-    if idx.size and (idx.min() < 0 or idx.max() >= n):
-        bad = int(idx.max() if idx.max() >= n else idx.min())
-        raise IndexError(f"index out of range in self (index {bad}, num_embeddings {n})")
+    ibe, idx = input._be, input._data
+    if input.numel():  # two numbers read back, not the indices
+        lo, hi = int(ibe.item(ibe.min(idx))), int(ibe.item(ibe.max(idx)))
+        if lo < 0 or hi >= n:
+            bad = hi if hi >= n else lo
+            raise IndexError(f"index out of range in self (index {bad}, num_embeddings {n})")
     if max_norm is not None:
         with grad_mode.no_grad():
-            _renorm_(weight, idx.reshape(-1), float(max_norm), float(norm_type))
+            _renorm_(weight, ibe.reshape(idx, (-1,)), float(max_norm), float(norm_type))
     return Embedding.apply(input, weight, padding_idx, bool(scale_grad_by_freq))
 
 
@@ -213,17 +225,20 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     if tensor.dtype is not _dtype.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     be = tensor._be
-    t = be.to_numpy(tensor._data)
+    t = tensor._data
+    size = tensor.numel()
+    hi = int(be.item(be.max(t))) if size else -1  # the number of classes may depend on it
     if num_classes == -1:
-        if t.size == 0:
+        if size == 0:
             raise RuntimeError("Can not infer total number of classes from empty tensor.")
-        num_classes = int(t.max()) + 1
-    if t.size and t.min() < 0:
+        num_classes = hi + 1
+    if size and int(be.item(be.min(t))) < 0:
         raise RuntimeError("Class values must be non-negative.")
-    if t.size and t.max() >= num_classes:
+    if size and hi >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
-    out = (t[..., None] == np.arange(num_classes)).astype(np.int64)
-    return _make(be.from_numpy(out), be, False, None)
+    classes = be.arange(0, num_classes, 1, _dtype.int64)
+    out = be.astype(be.eq(be.expand_dims(t, -1), classes), _dtype.int64)
+    return _make(out, be, False, None)
 
 
 # ---- interpolate --------------------------------------------------------------------------------
