@@ -87,14 +87,29 @@ def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e
 
 def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
             equal_nan: bool = False) -> Tensor:
-    import numpy as _np
+    """Elementwise ``|input - other| <= atol + rtol * |other|`` (equal infinities are close)."""
+    from .ops._util import coerce as _coerce
 
-    a = _np.asarray(input.detach().numpy() if isinstance(input, Tensor) else input)
-    b = _np.asarray(other.detach().numpy() if isinstance(other, Tensor) else other)
-    be = input._be if isinstance(input, Tensor) else other._be  # type: ignore[union-attr]
-    return Tensor.__new__(Tensor) if False else ops.creation._make(  # noqa: SIM108
-        be.from_numpy(_np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)), be,
-        False, None)
+    a, b = _coerce(input, other)
+    t = a if isinstance(a, Tensor) else b
+    be = t._be  # type: ignore[union-attr]
+    if isinstance(a, Tensor) and isinstance(b, Tensor) and a._be is not b._be:
+        from .autograd.function import _device_mismatch
+
+        _device_mismatch(a._be, b._be)
+    ad = a._data if isinstance(a, Tensor) else a
+    bd = b._data if isinstance(b, Tensor) else b
+    if not t.dtype.is_floating_point:  # type: ignore[union-attr]
+        ad, bd = be.astype(be.asarray(ad), float64), be.astype(be.asarray(bd), float64)
+    finite = be.logical_and(be.isfinite(ad), be.isfinite(bd))
+    af, bf = be.where(finite, ad, 0), be.where(finite, bd, 0)  # no inf - inf
+    near = be.le(be.abs(be.sub(af, bf)), be.add(be.mul(be.abs(bf), rtol), atol))
+    out = be.where(finite, near, be.eq(ad, bd))
+    if equal_nan:
+        out = be.logical_or(out, be.logical_and(be.isnan(ad), be.isnan(bd)))
+    return ops.creation._make(be.broadcast_to(out, tuple(
+        broadcast_shapes(tuple(getattr(input, "shape", ())), tuple(getattr(other, "shape", ()))))),
+        be, False, None)
 
 
 def equal(input: Tensor, other: Tensor) -> bool:
@@ -112,4 +127,5 @@ from . import nn  # noqa: E402
 from . import optim  # noqa: E402
 from .serialization import load, load_file, save, save_file  # noqa: E402
 from . import data, datasets, utils  # noqa: E402
+from . import backends, cuda, gpu  # noqa: E402
 from .ops.activation import log_softmax, softmax  # noqa: E402

@@ -36,7 +36,6 @@ Host round trips, and why:
 
 from __future__ import annotations
 
-import builtins
 from typing import Any
 
 import numpy as np
@@ -44,7 +43,7 @@ import numpy as np
 from .. import _dtype
 from .._device import device
 from . import _gpu_common as _gc
-from . import _gpu_conv, _gpu_index, _gpu_nn, _gpu_optim
+from . import _gpu_conv, _gpu_index, _gpu_nn, _gpu_ops, _gpu_optim
 from ._gpu_common import FLOATS, FROM_MX, MX, MX_BY_NP, detect, float64_error, mx, warn_cpu_stream
 
 Array = mx.array
@@ -78,6 +77,40 @@ class GpuBackend:
         self.float64 = self.kind == "cpu"
         if self.kind == "cpu":
             warn_cpu_stream()
+
+    # ---- device utilities (lucid.gpu / lucid.cuda) -------------------------------------
+    @staticmethod
+    def synchronize() -> None:
+        """Wait until every scheduled MLX computation has finished."""
+        mx.synchronize()
+
+    @staticmethod
+    def empty_cache() -> None:
+        """Return MLX's cached, unused buffers to the system."""
+        mx.clear_cache()
+
+    @staticmethod
+    def memory_allocated() -> int:
+        """Bytes held by live MLX arrays."""
+        return int(mx.get_active_memory())
+
+    @staticmethod
+    def max_memory_allocated() -> int:
+        """Peak of ``memory_allocated`` since start or ``reset_peak_memory_stats``."""
+        return int(mx.get_peak_memory())
+
+    @staticmethod
+    def reset_peak_memory_stats() -> None:
+        mx.reset_peak_memory()
+
+    def device_name(self) -> str:
+        info: dict = {}
+        try:
+            info = dict(mx.device_info()) if self.kind != "cpu" else {}
+        except (AttributeError, RuntimeError, ValueError):
+            pass
+        name = info.get("device_name") or info.get("architecture")
+        return f"MLX {self.kind}" + (f" ({name})" if name else "")
 
     # ---- dtypes and conversion ---------------------------------------------------------
     @staticmethod
@@ -250,33 +283,11 @@ class GpuBackend:
     sigmoid = staticmethod(_gc.sigmoid)
     erf = staticmethod(_gc.erf)
 
-    @staticmethod
-    def round(x: Array) -> Array:
-        return mx.round(x) if x.dtype in FLOATS else x
-
-    @staticmethod
-    def fmod(a: Any, b: Any) -> Array:
-        """C's fmod (sign of the dividend) from ``remainder`` (sign of the divisor)."""
-        r = mx.remainder(a, b)
-        fix = mx.logical_and(mx.not_equal(r, 0), mx.not_equal(mx.less(r, 0), mx.less(a, 0)))
-        return mx.where(fix, r - b, r)
-
-    @staticmethod
-    def logical_xor(a: Any, b: Any) -> Array:
-        return mx.not_equal(mx.array(a).astype(mx.bool_), mx.array(b).astype(mx.bool_))
-
-    @staticmethod
-    def bitwise_not(x: Array) -> Array:
-        return mx.logical_not(x) if x.dtype == mx.bool_ else mx.bitwise_invert(x)
-
-    @staticmethod
-    def clip(x: Array, lo: Any, hi: Any) -> Array:
-        if lo is not None:
-            x = mx.maximum(x, lo)
-        if hi is not None:
-            x = mx.minimum(x, hi)
-        return x
-
+    round = staticmethod(_gpu_ops.round)
+    fmod = staticmethod(_gpu_ops.fmod)
+    logical_xor = staticmethod(_gpu_ops.logical_xor)
+    bitwise_not = staticmethod(_gpu_ops.bitwise_not)
+    clip = staticmethod(_gpu_ops.clip)
     @staticmethod
     def relu(x: Array) -> Array:
         return mx.maximum(x, 0)
@@ -314,21 +325,9 @@ class GpuBackend:
     def min(x: Array, axis: Any = None, keepdims: bool = False) -> Array:
         return mx.min(x, axis=_ax(axis), keepdims=keepdims)
 
-    @staticmethod
-    def argmax(x: Array, axis: int | None = None, keepdims: bool = False) -> Array:
-        return _arg_first(x, axis, keepdims, True)
-
-    @staticmethod
-    def argmin(x: Array, axis: int | None = None, keepdims: bool = False) -> Array:
-        return _arg_first(x, axis, keepdims, False)
-
-    @staticmethod
-    def var(x: Array, axis: Any = None, correction: float = 1, keepdims: bool = False) -> Array:
-        ax = _ax(axis)
-        n = _count(x.shape, axis)
-        d = x - mx.mean(x, axis=ax, keepdims=True)
-        return mx.divide(mx.sum(d * d, axis=ax, keepdims=keepdims), builtins.max(n - correction, 0))
-
+    argmax = staticmethod(_gpu_ops.argmax)
+    argmin = staticmethod(_gpu_ops.argmin)
+    var = staticmethod(_gpu_ops.var)
     @staticmethod
     def prod(x: Array, axis: Any = None, keepdims: bool = False) -> Array:
         return mx.prod(x, axis=_ax(axis), keepdims=keepdims)
@@ -349,29 +348,9 @@ class GpuBackend:
     def any(x: Array, axis: Any = None, keepdims: bool = False) -> Array:
         return mx.any(x, axis=_ax(axis), keepdims=keepdims)
 
-    @staticmethod
-    def sort(x: Array, axis: int = -1, descending: bool = False) -> tuple[Array, Array]:
-        key = x
-        if descending:
-            key = mx.logical_not(x) if x.dtype == mx.bool_ else mx.negative(x)
-        idx = mx.argsort(key, axis=axis).astype(mx.int64)
-        return mx.take_along_axis(x, idx, axis), idx
-
+    sort = staticmethod(_gpu_ops.sort)
     # ---- linear algebra -----------------------------------------------------------------
-    @staticmethod
-    def matmul(a: Array, b: Array) -> Array:
-        if a.dtype in FLOATS:
-            return mx.matmul(a, b)
-        # MLX multiplies floats only: integers as a broadcast product and a sum
-        a2 = a[None, :] if a.ndim == 1 else a
-        b2 = b[:, None] if b.ndim == 1 else b
-        out = mx.sum(mx.expand_dims(a2, -1) * mx.expand_dims(b2, -3), axis=-2)
-        if a.ndim == 1:
-            out = mx.squeeze(out, -2)
-        if b.ndim == 1:
-            out = mx.squeeze(out, -1)
-        return out
-
+    matmul = staticmethod(_gpu_ops.matmul)
     @staticmethod
     def outer(a: Array, b: Array) -> Array:
         return mx.outer(a, b)
@@ -413,44 +392,13 @@ class GpuBackend:
     def stack(xs: list[Array], axis: int) -> Array:
         return mx.stack(list(xs), axis=axis)
 
-    @staticmethod
-    def flip(x: Array, axis: Any) -> Array:
-        axes = range(x.ndim) if axis is None else (axis if isinstance(axis, (tuple, list))
-                                                   else (axis,))
-        idx = [slice(None)] * x.ndim
-        for a in axes:
-            idx[a] = slice(None, None, -1)
-        return x[tuple(idx)] if x.ndim else x
-
+    flip = staticmethod(_gpu_ops.flip)
     @staticmethod
     def tile(x: Array, reps: tuple[int, ...]) -> Array:
         return mx.tile(x, list(reps))
 
-    @staticmethod
-    def repeat(x: Array, repeats: Any, axis: int | None) -> Array:
-        if axis is None:
-            x, axis = mx.reshape(x, (-1,)), 0
-        if isinstance(repeats, (int, np.integer)):
-            return mx.repeat(x, int(repeats), axis=axis)
-        reps = np.array(repeats).reshape(-1)  # per-element counts: the index is built on host
-        if reps.size == 1:
-            return mx.repeat(x, int(reps[0]), axis=axis)
-        idx = np.repeat(np.arange(x.shape[axis]), reps)
-        return mx.take(x, mx.array(idx.astype(np.int32)), axis=axis)
-
-    @staticmethod
-    def pad(x: Array, widths: list[tuple[int, int]], value: Any = 0, mode: str = "constant"
-            ) -> Array:
-        widths = [(int(a), int(b)) for a, b in widths]
-        if mode == "constant":
-            return mx.pad(x, widths, constant_values=mx.array(value, x.dtype))
-        if mode in ("replicate", "edge"):
-            return mx.pad(x, widths, mode="edge")
-        for ax, (lo, hi) in enumerate(widths):  # reflect / circular: a gather per axis
-            if lo or hi:
-                x = mx.take(x, mx.array(_pad_index(x.shape[ax], lo, hi, mode)), axis=ax)
-        return x
-
+    repeat = staticmethod(_gpu_ops.repeat)
+    pad = staticmethod(_gpu_ops.pad)
     getitem = staticmethod(_gpu_index.getitem)
     setitem = staticmethod(_gpu_index.setitem)
     index_add = staticmethod(_gpu_index.index_add)
@@ -463,25 +411,9 @@ class GpuBackend:
     def take_along_axis(x: Array, idx: Array, axis: int) -> Array:
         return mx.take_along_axis(x, idx, axis=axis)
 
-    @staticmethod
-    def scatter_add(shape: tuple[int, ...], idx: Array, src: Array, axis: int) -> Array:
-        """zeros(shape) with ``src`` added along ``axis`` at ``idx`` (gather's backward)."""
-        out = mx.zeros(tuple(shape), src.dtype)
-        if src.size == 0:
-            return out
-        return out.at[_full_index(idx, axis)].add(src)
-
-    @staticmethod
-    def scatter(x: Array, idx: Array, src: Any, axis: int) -> Array:
-        src = mx.broadcast_to(mx.array(src, x.dtype) if not isinstance(src, mx.array)
-                              else _cast_to(src, x.dtype), idx.shape)
-        return mx.put_along_axis(x, idx, src, axis=axis)
-
-    @staticmethod
-    def nonzero(x: Array) -> tuple[Array, ...]:
-        # NOTE: a data-dependent shape: the positions are found on the host
-        return tuple(mx.array(i.astype(np.int64)) for i in np.nonzero(np.array(x)))
-
+    scatter_add = staticmethod(_gpu_ops.scatter_add)
+    scatter = staticmethod(_gpu_ops.scatter)
+    nonzero = staticmethod(_gpu_ops.nonzero)
     # ---- in-place -----------------------------------------------------------------------
     @staticmethod
     def assign(dst: Array, src: Any) -> Array:
@@ -525,62 +457,3 @@ class GpuBackend:
     avg_pool2d_backward = staticmethod(_gpu_conv.avg_pool2d_backward)
     adaptive_avg_pool2d = staticmethod(_gpu_conv.adaptive_avg_pool2d)
     adaptive_avg_pool2d_backward = staticmethod(_gpu_conv.adaptive_avg_pool2d_backward)
-
-
-def _count(shape: tuple[int, ...], axis: Any) -> int:
-    if axis is None:
-        axes = range(len(shape))
-    else:
-        axes = axis if isinstance(axis, (tuple, list)) else (axis,)
-    n = 1
-    for a in axes:
-        n *= shape[a]
-    return n
-
-
-def _arg_first(x: Array, axis: int | None, keepdims: bool, largest: bool) -> Array:
-    """numpy's argmax/argmin: the first extreme, and the first NaN where there is one."""
-    if axis is None:
-        x, axis = mx.reshape(x, (-1,)), 0
-    if x.size == 0:  # only reachable with keepdims shapes that have no elements
-        shape = list(x.shape)
-        if keepdims:
-            shape[axis] = 1
-        else:
-            del shape[axis]
-        return mx.zeros(tuple(shape), mx.int64)
-    if x.dtype in FLOATS:
-        nan = mx.isnan(x)
-        ext = mx.max(x, axis=axis, keepdims=True) if largest else \
-            mx.min(x, axis=axis, keepdims=True)
-        hit = mx.where(mx.any(nan, axis=axis, keepdims=True), nan, mx.equal(x, ext))
-    else:
-        xi = x.astype(mx.int32) if x.dtype == mx.bool_ else x
-        ext = mx.max(xi, axis=axis, keepdims=True) if largest else \
-            mx.min(xi, axis=axis, keepdims=True)
-        hit = mx.equal(xi, ext)
-    # the first position where ``hit`` holds (argmax of a bool array)
-    return mx.argmax(hit.astype(mx.uint8), axis=axis, keepdims=keepdims).astype(mx.int64)
-
-
-def _full_index(idx: Array, axis: int) -> tuple:
-    """Index tuple addressing ``out[..., idx, ...]`` along ``axis`` for every other position."""
-    parts = []
-    nd = idx.ndim
-    for k in range(nd):
-        if k == axis:
-            parts.append(idx)
-        else:
-            shape = [1] * nd
-            shape[k] = idx.shape[k]
-            parts.append(mx.reshape(mx.arange(idx.shape[k]), shape))
-    return tuple(parts)
-
-
-def _pad_index(n: int, lo: int, hi: int, mode: str) -> np.ndarray:
-    pos = np.arange(-lo, n + hi)
-    if mode == "circular":
-        return (pos % n).astype(np.int32)
-    period = 2 * (n - 1) if n > 1 else 1  # reflect
-    pos = np.abs(pos) % period
-    return np.where(pos >= n, period - pos, pos).astype(np.int32)

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from .. import _dtype
-from .._tensor import Tensor
+from .._tensor import Tensor, _make
 from ..autograd.function import Op
 from ._util import norm_dim, shape_of, sum_to, wrap
 
@@ -23,6 +23,9 @@ def _convert_index(idx: Any, be: Any) -> tuple[Any, bool]:
     out = []
     for it in items:
         if isinstance(it, Tensor):
+            if it._be is not be and it._be.name == "cpu" and be.name == "gpu":
+                # cpu indices are accepted for a tensor on another device, as in PyTorch
+                it = _make(be.from_numpy(it._be.to_numpy(it._data)), be, False, None)
             if it._be is not be:
                 raise RuntimeError(
                     "indices should be either on cpu or on the same device as the indexed tensor "

@@ -44,6 +44,10 @@ class MatMul(Op):
 
 
 def _check_dtypes(a: Tensor, b: Tensor) -> None:
+    if a._be is not b._be:
+        from ..autograd.function import _device_mismatch
+
+        _device_mismatch(a._be, b._be)
     if a._data.dtype != b._data.dtype:
         raise RuntimeError(
             f"expected m1 and m2 to have the same dtype, but got: {c10_name(a.dtype)} != "
