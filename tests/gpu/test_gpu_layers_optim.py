@@ -1,0 +1,222 @@
+"""Every nn layer and every optimizer on the "gpu" device against "cpu" (float32): layer
+outputs, input and parameter gradients and buffers; optimizer parameters and state."""
+
+from __future__ import annotations
+
+import copy
+import os
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+from gpu_util import close
+
+import lucid
+import lucid.nn as nn
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(__file__)), "optim"))
+from optim_util import CASES, arrays, case_id, grads, lucid_params, set_grads  # noqa: E402
+
+_rng = np.random.default_rng(0)
+
+
+def R(*shape: int) -> np.ndarray:
+    return _rng.uniform(-2, 2, shape).astype(np.float32)
+
+
+x4, x3, x2 = R(2, 4, 6, 6), R(2, 4, 9), R(3, 8)
+LAYERS: dict[str, list[tuple[Callable[[], nn.Module], tuple]]] = {
+    "Linear": [(lambda: nn.Linear(8, 5), (x2,))],
+    "Conv1d": [(lambda: nn.Conv1d(4, 6, 3, stride=2, padding=1, groups=2), (x3,))],
+    "Conv2d": [(lambda: nn.Conv2d(4, 6, 3, padding=1, dilation=1), (x4,)),
+               (lambda: nn.Conv2d(4, 4, (2, 3), stride=2, groups=4, bias=False), (x4,))],
+    "ConvTranspose2d": [(lambda: nn.ConvTranspose2d(4, 3, 3, stride=2, padding=1,
+                                                    output_padding=1), (x4,))],
+    "MaxPool1d": [(lambda: nn.MaxPool1d(3, 2), (x3,))],
+    "MaxPool2d": [(lambda: nn.MaxPool2d(2), (x4,))],
+    "AvgPool1d": [(lambda: nn.AvgPool1d(3, 2, 1), (x3,))],
+    "AvgPool2d": [(lambda: nn.AvgPool2d(3, 2, 1), (x4,))],
+    "AdaptiveAvgPool1d": [(lambda: nn.AdaptiveAvgPool1d(4), (x3,))],
+    "AdaptiveAvgPool2d": [(lambda: nn.AdaptiveAvgPool2d((2, 3)), (x4,))],
+    "AdaptiveMaxPool1d": [(lambda: nn.AdaptiveMaxPool1d(4), (x3,))],
+    "AdaptiveMaxPool2d": [(lambda: nn.AdaptiveMaxPool2d((2, 3)), (x4,))],
+    "BatchNorm1d": [(lambda: nn.BatchNorm1d(4), (x3,)), (lambda: nn.BatchNorm1d(8), (x2,))],
+    "BatchNorm2d": [(lambda: nn.BatchNorm2d(4, momentum=0.3), (x4,))],
+    "GroupNorm": [(lambda: nn.GroupNorm(2, 4), (x4,))],
+    "InstanceNorm1d": [(lambda: nn.InstanceNorm1d(4, affine=True, track_running_stats=True),
+                        (x3,))],
+    "InstanceNorm2d": [(lambda: nn.InstanceNorm2d(4, affine=True), (x4,))],
+    "LayerNorm": [(lambda: nn.LayerNorm((6, 6)), (x4,))],
+    "RMSNorm": [(lambda: nn.RMSNorm(8), (x2,))],
+    "Dropout": [(lambda: nn.Dropout(0.3), (x4,))],
+    "Dropout1d": [(lambda: nn.Dropout1d(0.5), (x3,))],
+    "Dropout2d": [(lambda: nn.Dropout2d(0.5), (x4,))],
+    "Embedding": [(lambda: nn.Embedding(10, 4, padding_idx=0),
+                   (_rng.integers(0, 10, (3, 5)),))],
+    "Flatten": [(lambda: nn.Flatten(), (x4,))],
+    "Unflatten": [(lambda: nn.Unflatten(1, (2, 4)), (x2,))],
+    "Identity": [(lambda: nn.Identity(), (x2,))],
+    "PReLU": [(lambda: nn.PReLU(4), (x4,))],
+    "GLU": [(lambda: nn.GLU(1), (x4,))],
+    "Softmax": [(lambda: nn.Softmax(1), (x4,))],
+    "Softmin": [(lambda: nn.Softmin(1), (x4,))],
+    "LogSoftmax": [(lambda: nn.LogSoftmax(1), (x4,))],
+    "Threshold": [(lambda: nn.Threshold(0.2, -1.0), (x4,))],
+    "MultiheadAttention": [(lambda: nn.MultiheadAttention(8, 2, batch_first=True),
+                            (R(2, 5, 8), R(2, 5, 8), R(2, 5, 8)))],
+    "TransformerEncoderLayer": [(lambda: nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0,
+                                                                    batch_first=True),
+                                 (R(2, 5, 8),))],
+    "TransformerEncoder": [(lambda: nn.TransformerEncoder(
+        nn.TransformerEncoderLayer(8, 2, 16, dropout=0.1, batch_first=True), 2), (R(2, 5, 8),))],
+    "Sequential": [(lambda: nn.Sequential(nn.Linear(8, 6), nn.ReLU(), nn.Linear(6, 2)), (x2,))],
+    "ModuleList": [(lambda: _Call(nn.ModuleList([nn.Linear(8, 8), nn.Tanh()])), (x2,))],
+    "ModuleDict": [(lambda: _Call(nn.ModuleDict({"a": nn.Linear(8, 8), "b": nn.SiLU()})),
+                    (x2,))],
+    "ParameterList": [(lambda: _PCall(nn.ParameterList([nn.Parameter(lucid.randn(8))])),
+                       (x2,))],
+    "ParameterDict": [(lambda: _PCall(nn.ParameterDict({"w": nn.Parameter(lucid.randn(8))})),
+                       (x2,))],
+}
+_ACT = ["ReLU", "ReLU6", "ELU", "CELU", "SELU", "GELU", "SiLU", "Mish", "Sigmoid", "Tanh",
+        "LogSigmoid", "Hardsigmoid", "Hardswish", "Hardtanh", "Hardshrink", "Softshrink",
+        "Softsign", "Softplus", "Tanhshrink", "LeakyReLU"]
+for _n in _ACT:
+    LAYERS[_n] = [(getattr(nn, _n), (x4,))]
+_LOSS = ["MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss"]
+for _n in _LOSS:
+    LAYERS[_n] = [(getattr(nn, _n), (x2, R(3, 8)))]
+LAYERS["KLDivLoss"] = [(lambda: nn.KLDivLoss(reduction="batchmean"),
+                        (x2, _rng.uniform(0.1, 1, (3, 8)).astype(np.float32)))]
+LAYERS["BCELoss"] = [(nn.BCELoss, (_rng.uniform(0.1, 0.9, (3, 4)).astype(np.float32),
+                                   _rng.uniform(0, 1, (3, 4)).astype(np.float32)))]
+LAYERS["BCEWithLogitsLoss"] = [(nn.BCEWithLogitsLoss, (R(3, 4),
+                                                       _rng.uniform(0, 1, (3, 4)).astype(
+                                                           np.float32)))]
+LAYERS["CrossEntropyLoss"] = [(lambda: nn.CrossEntropyLoss(label_smoothing=0.1),
+                               (R(4, 5), _rng.integers(0, 5, 4)))]
+LAYERS["NLLLoss"] = [(nn.NLLLoss, (R(4, 5), _rng.integers(0, 5, 4)))]
+
+
+class _Call(nn.Module):
+    def __init__(self, mods: Any) -> None:
+        super().__init__()
+        self.mods = mods
+
+    def forward(self, x: Any) -> Any:
+        for m in (self.mods.values() if isinstance(self.mods, nn.ModuleDict) else self.mods):
+            x = m(x)
+        return x
+
+
+class _PCall(_Call):
+    def forward(self, x: Any) -> Any:
+        for p in (self.mods.values() if isinstance(self.mods, nn.ParameterDict) else self.mods):
+            x = x * p
+        return x
+
+
+def _run(make: Callable, args: tuple, device: str) -> dict[str, Any]:
+    lucid.manual_seed(0)
+    layer = make()
+    layer = copy.deepcopy(layer).to(device)
+    xs = []
+    for a in args:
+        t = lucid.tensor(a, device=device)
+        if a.dtype.kind == "f":
+            t.requires_grad_(True)
+        xs.append(t)
+    lucid.manual_seed(1)
+    out = layer(*xs)
+    outs = list(out) if isinstance(out, tuple) else [out]
+    outs = [o for o in outs if isinstance(o, lucid.Tensor)]
+    rng = np.random.default_rng(2)
+    total = None
+    for o in outs:
+        if o.requires_grad:
+            w = lucid.tensor(rng.uniform(0.5, 1.5, tuple(o.shape)).astype(np.float32),
+                             device=device)
+            total = (o * w).sum() if total is None else total + (o * w).sum()
+    if total is not None:
+        total.backward()
+    res: dict[str, Any] = {f"out{k}": o.detach().numpy() for k, o in enumerate(outs)}
+    res.update({f"xgrad{k}": None if x.grad is None else x.grad.numpy() for k, x in enumerate(xs)})
+    for k, p in layer.named_parameters():
+        res["grad " + k] = None if p.grad is None else p.grad.numpy()
+    for k, v in layer.state_dict().items():
+        res["state " + k] = v.numpy()
+    return res
+
+
+_PARAMS = [pytest.param(make, args, id=f"{name}-{k}")
+           for name, ms in LAYERS.items() for k, (make, args) in enumerate(ms)]
+
+
+@pytest.mark.parametrize("make,args", _PARAMS)
+def test_layer_gpu_matches_cpu(make: Callable, args: tuple) -> None:
+    c, g = _run(make, args, "cpu"), _run(make, args, "gpu")
+    assert c.keys() == g.keys()
+    for k in c:
+        close(g[k], c[k], k, rtol=2e-4, atol=5e-5)
+
+
+def test_every_layer_is_compared() -> None:
+    skip = {"Module", "Parameter", "Buffer"}
+    layers = {n for n in dir(nn) if n[:1].isupper() and isinstance(getattr(nn, n), type)
+              and issubclass(getattr(nn, n), nn.Module)}
+    assert layers - skip - set(LAYERS) == set()
+
+
+@pytest.mark.parametrize("case", CASES, ids=case_id)
+def test_optimizer_gpu_matches_cpu(case: tuple[str, dict[str, Any]]) -> None:
+    """Every optimizer and option: 6 steps with the same injected gradients on both devices."""
+    name, kw = case
+    arrs = arrays(0)
+    res = {}
+    for dev in ("cpu", "gpu"):
+        params = lucid_params(arrs, dev)
+        opt = getattr(lucid.optim, name)(params, **kw)
+        rng = np.random.default_rng(1)
+        for _ in range(6):
+            set_grads(params, grads(rng))
+            opt.step()
+        state = [{k: (v.numpy() if isinstance(v, lucid.Tensor) else v)
+                  for k, v in opt.state[p].items()} for p in params]
+        res[dev] = ([p.detach().numpy() for p in params], state)
+        assert all(p.device.type == dev for p in params)
+    for k, (g, c) in enumerate(zip(res["gpu"][0], res["cpu"][0])):
+        close(g, c, f"param {k}", rtol=1e-5, atol=1e-6)
+    for sg, sc in zip(res["gpu"][1], res["cpu"][1]):
+        assert sg.keys() == sc.keys()
+        for key in sc:
+            close(sg[key], sc[key], key, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("case", CASES[1::2], ids=case_id)
+def test_optimizer_state_dict_across_devices(case: tuple[str, dict[str, Any]]) -> None:
+    """An optimizer's state from "gpu" loads into one over "cpu" parameters and continues
+    identically (state tensors follow their parameter's device)."""
+    name, kw = case
+    arrs = arrays(0)
+    pg = lucid_params(arrs, "gpu")
+    og = getattr(lucid.optim, name)(pg, **kw)
+    rng = np.random.default_rng(1)
+    for _ in range(3):
+        set_grads(pg, grads(rng))
+        og.step()
+    pc = lucid_params([p.detach().numpy() for p in pg], "cpu")
+    oc = getattr(lucid.optim, name)(pc, **kw)
+    oc.load_state_dict(og.state_dict())
+    for p in pc:
+        for v in oc.state[p].values():
+            if isinstance(v, lucid.Tensor) and v.ndim:
+                assert v.device.type == "cpu"
+    gs = grads(rng)
+    set_grads(pg, gs)
+    set_grads(pc, gs)
+    og.step()
+    oc.step()
+    for a, b in zip(pg, pc):
+        close(a.detach().numpy(), b.detach().numpy(), "param", rtol=1e-5, atol=1e-6)
