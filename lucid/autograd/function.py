@@ -115,8 +115,8 @@ class Op:
                 if views is None:
                     views = base._views = []
                 views.append(_weakref(t))
-            elif not getattr(be, "views_share_memory", True):
-                _track_view(base, t)
+            if not getattr(be, "views_share_memory", True):
+                be.track_view(base._data, t)  # a copy: in-place writes keep it in step
         return t
 
     @property
@@ -148,18 +148,6 @@ class Op:
 
     def backward(self, grad: Any) -> Any:  # pragma: no cover - abstract
         raise NotImplementedError
-
-
-def _track_view(base: Tensor, t: Tensor) -> None:
-    """Remember a view whose array is a copy (MLX), so writes keep it and its base in step
-    (ops/inplace.py ``sync_views``); dead references are dropped as the list doubles."""
-    views = base._views
-    if views is None:
-        views = base._views = []
-    views.append(_weakref(t))
-    n = len(views)
-    if n >= 32 and not n & (n - 1):
-        views[:] = [r for r in views if r() is not None]
 
 
 class _AccumulateGrad:

@@ -36,6 +36,7 @@ Host round trips, and why:
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 import numpy as np
@@ -73,10 +74,45 @@ class GpuBackend:
 
     def __init__(self) -> None:
         self.device = device(self.name)
+        self._views: dict[int, tuple[Any, list]] = {}
+        self._owners: dict[int, tuple[Any, Any]] = {}
         self.kind = detect()
         self.float64 = self.kind == "cpu"
         if self.kind == "cpu":
             warn_cpu_stream()
+
+    # ---- views (copies here) ----------------------------------------------------------
+    def track_view(self, root: Array, view: Any) -> None:
+        """Remember a view tensor of the array object ``root`` (weakly), so in-place writes
+        to the root, to any tensor holding it, or to a sibling view reach it."""
+        key = id(root)
+        ent = self._views.get(key)
+        if ent is None or ent[0]() is not root:
+            ent = (weakref.ref(root, lambda _r, k=key: self._views.pop(k, None)), [])
+            self._views[key] = ent
+        refs = ent[1]
+        refs.append(weakref.ref(view))
+        arr = view._data
+        k = id(arr)
+        self._owners[k] = (weakref.ref(arr, lambda _r, k=k: self._owners.pop(k, None)),
+                           weakref.ref(view))
+        n = len(refs)
+        if n >= 32 and not n & (n - 1):  # drop dead views as the list doubles
+            refs[:] = [r for r in refs if r() is not None]
+
+    def view_owner(self, arr: Array) -> Any:
+        """The view tensor whose array object is ``arr`` (None if there is none)."""
+        ent = self._owners.get(id(arr))
+        if ent is None or ent[0]() is not arr:
+            return None
+        return ent[1]()
+
+    def views_of(self, root: Array) -> list:
+        """The live view tensors of the array object ``root``."""
+        ent = self._views.get(id(root))
+        if ent is None or ent[0]() is not root:
+            return []
+        return [v for v in (r() for r in ent[1]) if v is not None]
 
     # ---- device utilities (lucid.gpu / lucid.cuda) -------------------------------------
     @staticmethod
@@ -153,6 +189,10 @@ class GpuBackend:
     @staticmethod
     def copy(x: Array) -> Array:
         return mx.array(x)
+
+    @staticmethod
+    def is_private(x: Array) -> bool:
+        return True  # MLX arrays are immutable: adopting one never aliases a mutable buffer
 
     @staticmethod
     def contiguous(x: Array) -> Array:

@@ -78,19 +78,24 @@ def inplace(t: Tensor, fn: Callable[[Tensor], Tensor], others: Any = ()) -> Tens
 
 def sync_views(t: Tensor) -> None:
     """After ``t``'s values changed in place on a backend whose views are copies (MLX): write
-    a view's values into its base, and give every live view of the base its new values."""
+    a view's values into its base, and give every live view of the base (or of an alias of
+    it) its new values."""
     be = t._be
     if getattr(be, "views_share_memory", True):
         return
-    base = t._base
+    base, chain = t._base, t._view_ops
+    if base is None:  # an alias (detach, .data) of a view holds the view's array object
+        owner = be.view_owner(t._data)
+        if owner is not None:
+            base, chain = owner._base, owner._view_ops
     if base is not None:
-        base._data = be.assign(base._data, _write_region(be, base._data, t._view_ops, t._data))
+        base._data = be.assign(base._data, _write_region(be, base._data, chain, t._data))
     else:
         base = t
-    for r in base._views or ():
-        v = r()
-        if v is not None and v is not t and v._base is base:
-            v._data = be.assign(v._data, _view_of(be, base._data, v._view_ops))
+    root = base._data  # aliases of the base hold the same array object
+    for v in be.views_of(root):
+        if v._data is not t._data and v._base is not None and v._base._data is root:
+            v._data = be.assign(v._data, _view_of(be, root, v._view_ops))
 
 
 def _write_region(be: Any, base: Any, chain: tuple, value: Any) -> Any:
