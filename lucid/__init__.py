@@ -37,6 +37,10 @@ from .kernels import _threads
 
 _threads.configure()  # before numpy loads OpenBLAS: see lucid/kernels/_threads.py
 
+from . import _malloc
+
+_malloc.configure()  # keep freed tensor buffers for reuse: see lucid/_malloc.py
+
 from ._version import __version__
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .ops import *  # noqa: F403

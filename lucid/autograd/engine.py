@@ -83,17 +83,25 @@ def _version_error(fn: Op, now: int, expected: int) -> None:
     )
 
 
-def _accumulate_leaf(t: Tensor, g: Any, hooks: bool = True) -> None:
+def _accumulate_leaf(t: Tensor, g: Any, hooks: bool = True, owned: bool = False) -> None:
+    """Add ``g`` into ``t.grad``. ``owned``: ``g`` was computed in this backward pass and
+    handed to no one else, so a first gradient adopts it instead of copying (a copy of
+    every parameter gradient measured 1.6 ms of a 4.4 ms batch-norm backward)."""
     be = t._be
     if hooks and t._hooks:
         for h in list(t._hooks):
             r = h(_make(g, be, False, None))
             if r is not None:
                 g = r._data
+                owned = False
     if g.shape != t._data.shape:
         g = be.broadcast_to(g, t._data.shape)
+        owned = False
     if t.grad is None:
-        gd = be.copy(g) if g.dtype == t._data.dtype else be.astype(g, t.dtype)
+        if g.dtype != t._data.dtype:
+            gd = be.astype(g, t.dtype)
+        else:
+            gd = g if owned and be.is_private(g) else be.copy(g)
         t.grad = _make(gd, be, False, None)
     else:
         t.grad._data = be.assign(t.grad._data, be.add(t.grad._data, g))
@@ -113,6 +121,7 @@ def _run(roots: list[tuple[Any, Any]], retain_graph: bool,
     deps: dict[Op, int] = {}
     grads: dict[Any, Any] = {}
     leaf_grads: dict[int, list] = {}
+    foreign = {id(g) for _, g in roots}  # caller-owned gradients are never adopted
     stack = []
     for n, g in roots:
         if isinstance(n, Op):
@@ -183,6 +192,9 @@ def _run(roots: list[tuple[Any, Any]], retain_graph: bool,
                 else:
                     prev[1] = prev[1] + ig
 
+    uses: dict[int, int] = {}
+    for _, g in leaf_grads.values():
+        uses[id(g)] = uses.get(id(g), 0) + 1
     for t, g in leaf_grads.values():
         if capture is not None:
             slot = capture.get(id(t))
@@ -194,7 +206,7 @@ def _run(roots: list[tuple[Any, Any]], retain_graph: bool,
                             g = r._data
                 captured[slot] = g  # type: ignore[index]
         else:
-            _accumulate_leaf(t, g)
+            _accumulate_leaf(t, g, owned=uses.get(id(g)) == 1 and id(g) not in foreign)
 
 
 def _retain(fn: Op, g: Any) -> None:

@@ -63,6 +63,11 @@ class NumpyBackend:
         return x.copy()
 
     @staticmethod
+    def is_private(x: Array) -> bool:
+        """True when ``x`` owns writable memory that no view shares (safe to adopt)."""
+        return x.base is None and x.flags.writeable
+
+    @staticmethod
     def contiguous(x: Array) -> Array:
         return np.ascontiguousarray(x)
 

@@ -1,0 +1,66 @@
+"""Gradient buffers: adopted when private, never shared between leaves or with callers;
+the process malloc policy."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+
+import lucid
+
+
+def test_leaves_sharing_one_upstream_gradient_get_separate_buffers():
+    x = lucid.ones(3, requires_grad=True)
+    y = lucid.ones(3, requires_grad=True)
+    (x + y).sum().backward()
+    x.grad.add_(10)
+    assert y.grad.tolist() == [1.0, 1.0, 1.0]
+    assert not np.shares_memory(x.grad.numpy(), y.grad.numpy())
+
+
+def test_caller_gradient_is_copied():
+    x = lucid.ones(3, requires_grad=True)
+    g = lucid.tensor([1.0, 2.0, 3.0])
+    x.backward(g)
+    g.add_(1)
+    assert x.grad.tolist() == [1.0, 2.0, 3.0]
+    y = lucid.ones(3, requires_grad=True)
+    (y * 1.0).backward(g)
+    g.add_(1)
+    assert y.grad.tolist() == [2.0, 3.0, 4.0]
+
+
+def test_views_and_broadcasts_are_copied_and_accumulation_is_exact():
+    w = lucid.ones(2, 3, requires_grad=True)
+    b = lucid.ones(3, requires_grad=True)
+    for _ in range(3):
+        ((w.T * 2).T + b).sum().backward()  # transposed view and broadcast gradients
+    assert w.grad.tolist() == [[6.0] * 3] * 2
+    assert b.grad.tolist() == [6.0] * 3
+    assert w.grad.numpy().flags.writeable and w.grad.numpy().base is None
+
+
+def test_adopted_gradient_is_not_a_saved_array():
+    a = lucid.tensor([1.0, 2.0], requires_grad=True)
+    c = lucid.tensor([3.0, 4.0], requires_grad=True)
+    out = a * c
+    out.sum().backward(retain_graph=True)
+    a.grad.zero_()
+    out.sum().backward()
+    assert a.grad.tolist() == [3.0, 4.0] and c.grad.tolist() == [2.0, 4.0]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc policy")
+def test_malloc_policy_applied_and_optional(monkeypatch):
+    from lucid import _malloc
+
+    st = _malloc.configure()
+    assert st.get("applied") is True and st["mmap_threshold"] == 64 << 20
+    import subprocess
+
+    r = subprocess.run([sys.executable, "-c", "import lucid; print(lucid._malloc._state)"],
+                       capture_output=True, text=True, env={"LUCID_MALLOC_POLICY": "0",
+                                                            "PATH": "/usr/bin:/bin"})
+    assert r.returncode == 0 and "'applied': False" in r.stdout
