@@ -145,10 +145,10 @@ class CpuBackend(NumpyBackend):
     radam_update = staticmethod(_opt.radam)
     del _opt
 
-    # Convolution and pooling: numba kernels for float32/float64 (kernels/conv.py and
-    # kernels/pool.py have the figures: conv2d 16->32 forward+backward at N=64, 28x28 runs
-    # per-image GEMMs over both cores; max_pool2d k=2 forward+backward beats torch 2.13 ~5x);
-    # other dtypes take the reference implementation.
+    # Convolution and pooling: numba kernels for float32/float64, other dtypes take the
+    # reference (kernels/conv.py and kernels/pool.py have the figures: conv2d 16->32 forward +
+    # backward at N=64, 28x28: 11.4 ms vs numpy 56 ms, torch 7.2 ms; max_pool2d k=2: 1.5 ms vs
+    # numpy 20 ms, torch 5.0 ms).
     from ..kernels import conv as _kc
     from ..kernels import pool as _kp
     from . import _conv_ref as _cv

@@ -1,30 +1,36 @@
 """2-D convolution kernels (forward, grad_input, grad_weight) and unfold/fold (im2col/col2im).
 
 Every pass is im2col + GEMM, one image at a time: the image's columns (Cg*KH*KW, OH*OW) are
-built in a per-thread buffer that stays in cache, then one BLAS GEMM per image and group writes
+built in a per-chunk buffer that stays in cache, then one BLAS GEMM per image and group writes
 straight into the NCHW output (``w[g] @ cols``), or gives the column gradient
-(``w[g].T @ gy``, scattered back by col2im), or adds to the thread's weight gradient
-(``gy @ cols.T``). Images are split across numba's threads, each calling single-threaded BLAS:
+(``w[g].T @ gy``, scattered back by col2im), or adds to the chunk's weight gradient
+(``gy @ cols.T``). Chunks of images go to numba's threads, each calling single-threaded BLAS:
 every loaded OpenBLAS is set to one thread for the duration of the call and restored after.
 Small problems (and machines where that control is unavailable) run the serial build, whose
 GEMMs use BLAS's own threads.
 
-Measured, float32, N=64, 28x28, 3x3, padding 1, forward + both backward passes, ms (minimum of
-interleaved runs; other processes shared the 2 cores, so figures move by ~15% between runs):
+Measured on 2 cores, float32, N=64, 28x28, 3x3, padding 1, 16->32 channels unless noted, ms,
+minimum over rounds interleaved with torch 2.13 and taken only while the machine was otherwise
+idle (other processes share it; benchmarks/test_conv_pool.py has the side-by-side run):
 
-    layout / method                                             16->32   1->16
-    one im2col of the whole batch (29 MB) + one numpy GEMM          ~40       -
-    per-image GEMM, serial loop, BLAS with 2 threads               ~29       -
-    per-image GEMM, images over 2 numba threads, BLAS 1 thread     12.3    0.83
-    direct loops (one output plane per task, vectorised rows)     130     4.5
-    torch 2.13 (same run)                                          11.2    2.65
-    same, one thread each: lucid 21.8 vs torch 17.3 (16->32); 1.2 vs 5.7 (1->16)
+    forward, one im2col of the whole batch (29 MB) + one numpy GEMM          24.9
+    forward, per-image GEMMs in a serial loop, BLAS on 2 threads            11.7
+    forward, images over 2 numba threads, BLAS 1 thread each                 3.5  (torch 2.1)
+      grad_input 3.0, grad_weight 3.6, bias gradient 0.2
+    forward + backward through autograd                                     11.4  (torch 7.2)
+    same, first CNN layer 1->16 (no input gradient)                          0.70 (torch 1.03)
+    direct loops instead of GEMM (one output plane per task, vectorised rows):
+      1->16 4.5 vs 0.83, 16->32 130 vs 12.3, depthwise 32 groups 9.7 vs 5.7 (same run)
 
-Direct loops lost at every shape tried (1, 3, 4, 8, 16 input channels; depthwise 32 groups:
-9.7 vs 5.7 ms), so there is no direct path. Building the columns as one shifted contiguous
-copy per column row (stride 1 and OW == W, the "same" convolutions) instead of row by row took
-im2col of 64 images from 5.2 to 1.9 ms; loops written over sliced views (zero-based index)
-vectorise, loops indexing ``row[ow + off]`` did not (numba's negative-index wraparound).
+Per-image GEMMs run at 86-115 GFLOP/s on one core (64 x 32x144x784 in 4.0-5.4 ms, depending on
+which operand is transposed; the layouts here avoid any transpose copy). Direct loops lost at
+every shape tried (1, 3, 4, 8, 16 input channels, depthwise), so there is no direct path.
+Building each column row as one shifted contiguous copy of the plane (stride 1, OW == W: the
+"same" convolutions) instead of row by row took im2col of 64 images from 5.2 to 1.9 ms; loops
+over sliced views (zero-based index) vectorise, loops indexing ``row[ow + off]`` did not
+(numba's negative-index wraparound check). Images are handed out in chunks, 4 per thread,
+dynamically (numba's parallel chunk size 1): with other processes on the cores a preempted
+thread no longer holds up the whole call.
 """
 
 from __future__ import annotations
