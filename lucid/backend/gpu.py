@@ -1,18 +1,25 @@
 """The "gpu" backend: MLX arrays, on Metal (Apple silicon), on CUDA (MLX's CUDA build) or, on
 any other machine, on MLX's CPU stream (with a one-time warning), so the same code and tests
-run everywhere. ``lucid.gpu.backend()`` says which. It implements every method of the
-reference ``NumpyBackend`` (which defines the interface) with MLX's own ops, fused ones where
-MLX has them (``mx.softmax``, ``mx.logsumexp``, ``mx.fast.layer_norm``, ``mx.conv_general``,
-``mx.matmul``); what MLX lacks is built from MLX primitives on the device.
+run everywhere. ``lucid.gpu.backend()`` says which (lucid follows MLX's default device). It
+implements every method of the reference ``NumpyBackend`` (which defines the interface) with
+MLX's own ops, fused ones where MLX has them (``mx.softmax``, ``mx.logsumexp``,
+``mx.fast.layer_norm``, ``mx.conv_general`` and its vjp, ``mx.matmul``); what MLX lacks is
+built from MLX primitives on the device (fmod, stable first-index argmax, reflect/circular
+pad, scatter-add, pooling, unfold/fold, integer matmul, optimizer rules).
 
 dtypes: bool, uint8, int8, int16, int32, int64, float16 and float32 map to the MLX dtype of the
 same name. float64 works on MLX's CPU stream; on Metal and CUDA, which have no float64, asking
 for it raises a TypeError that names the dtype. MLX's uint32 results (``argmax``) read as int64.
+MLX's CPU stream computes exp, sin, cos, sigmoid, erf, softmax, logsumexp, layer norm and
+convolutions at float32 precision even for float64; float64 takes exact compositions of MLX
+ops instead (``_gpu_common``, im2col + matmul in ``_gpu_conv``).
 
 Arrays are immutable: ``assign`` and ``setitem`` return the array to keep. MLX updates the array
 *object* in place (``a[...] = b``), so every tensor holding that object (``.data``,
 ``.detach()``) sees the new values, as with shared memory on "cpu"; views are separate
-objects, which ``lucid.ops.inplace`` keeps in step with their base.
+objects, which ``lucid.ops.inplace.sync_views`` keeps in step with their base. Deliberate
+differences from "cpu" (MLX arrays have no strides): ``is_contiguous()`` is always True and
+``reshape`` always returns a view (PyTorch documents that it may copy or not).
 
 Laziness stays inside: ``item``/``tolist``/``to_numpy`` evaluate what they read, and every
 in-place write (``assign``, optimizer updates, batch-norm running statistics) schedules its
@@ -23,10 +30,14 @@ Host round trips, and why:
 - ``nonzero`` and boolean-mask indexing (``x[mask]``, ``x[mask] = values``): the result's shape
   depends on the mask's values, and MLX has no boolean indexing. ``x[mask] = scalar`` stays on
   the device (``where``).
-- integer-array indices and ``index_select``/``gather`` bounds: one boolean is read back per
-  indexing call (MLX does not check bounds and would read garbage).
+- bounds of integer indices (indexing, ``index_select``, ``gather``, ``scatter``, embedding,
+  cross-entropy targets): MLX does not check them and would read garbage, so one boolean or
+  the min and max come back per call, never the indices.
+- ``one_hot`` with ``num_classes=-1`` reads the largest class (it sets the output's shape).
 - bool scalars used as indices (``x[True]``) and ``repeat`` with per-element counts held in a
   device array: rare forms, done in numpy.
+- float64 ``erf`` on MLX's CPU stream runs scipy's (MLX's is float32-precise; float64 exists
+  only on the CPU stream, whose memory is the host's).
 - random numbers: drawn from lucid's host generator so a seed gives identical values on
   every device, then copied to the device (``bernoulli`` compares on the device).
 - creation from host data (``tensor``, ``arange``/``linspace`` values, pooling and unfold index

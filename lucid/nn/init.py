@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
+from ..ops.inplace import sync_views
 
 __all__ = [
     "calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_",
@@ -39,6 +40,7 @@ def _write(tensor: Tensor, values: Any) -> Tensor:
     arr = np.broadcast_to(np.asarray(values, dtype=tensor.dtype.np), tuple(tensor.shape))
     tensor._data = be.assign(tensor._data, be.from_numpy(np.ascontiguousarray(arr)))
     tensor._vc[0] += 1
+    sync_views(tensor)  # a view's base, where views are copies (gpu)
     return tensor
 
 

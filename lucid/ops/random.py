@@ -188,13 +188,14 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
 
 def _inplace_sampler(fn: Any) -> Any:
     def f(self: Tensor, *args: Any, generator: Generator | None = None, **kw: Any) -> Tensor:
-        from .inplace import _check_leaf
+        from .inplace import _check_leaf, sync_views
 
         if self._rg and _grad_on[0]:
             _check_leaf(self)
         src = fn(self, *args, generator=generator, **kw)
         self._data = self._be.assign(self._data, src._data)
         self._vc[0] += 1
+        sync_views(self)
         return self
 
     return f

@@ -215,6 +215,18 @@ def test_inplace_writes_reach_views_bases_and_aliases() -> None:
         lucid.ones(1, 3, device="gpu").expand(2, 3).add_(1)
 
 
+def test_init_and_random_fills_write_through_views() -> None:
+    for dev in ("cpu", "gpu"):
+        w = lucid.zeros(3, 4, device=dev)
+        lucid.nn.init.ones_(w[0])
+        lucid.manual_seed(0)
+        w[:, 1].uniform_(5, 6)
+        if dev == "cpu":
+            want = w.numpy()
+    np.testing.assert_array_equal(w.numpy(), want)
+    assert (w.numpy()[:, 1] >= 5).all() and w.numpy()[0, 0] == 1.0
+
+
 class _OnGpu:
     """``lucid`` with "gpu" as the device of new tensors (for the shared view cases)."""
 
