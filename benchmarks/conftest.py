@@ -11,11 +11,6 @@ except ImportError:  # torch is only an optional oracle
     torch = None
 
 
-def pytest_collection_modifyitems(items: list) -> None:
-    for item in items:
-        item.add_marker(pytest.mark.benchmark_suite)
-
-
 @pytest.fixture
 def torch_or_skip():
     if torch is None:
