@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import threading
 from collections.abc import Sequence
 
 import numba
@@ -85,6 +86,9 @@ class _BlasThreads:
         self.ready = False
         self.ok = False
         self.libs: list[tuple[object, object]] = []
+        self.lock = threading.Lock()
+        self.depth = 0  # calls inside (several Python threads may run kernels at once)
+        self.prev: list[int] = []
 
     def _probe(self) -> None:
         self.ready = True
@@ -124,15 +128,20 @@ class _BlasThreads:
             self._probe()
         return self.ok
 
-    def __enter__(self) -> list[int]:
-        self.prev = [int(g()) for _, g in self.libs]  # type: ignore[operator]
-        for s, _ in self.libs:
-            s(1)  # type: ignore[operator]
-        return self.prev
+    def __enter__(self) -> None:
+        with self.lock:
+            if self.depth == 0:
+                self.prev = [int(g()) for _, g in self.libs]  # type: ignore[operator]
+                for s, _ in self.libs:
+                    s(1)  # type: ignore[operator]
+            self.depth += 1
 
     def __exit__(self, *exc: object) -> None:
-        for (s, _), n in zip(self.libs, self.prev):
-            s(n)  # type: ignore[operator]
+        with self.lock:
+            self.depth -= 1
+            if self.depth == 0:
+                for (s, _), n in zip(self.libs, self.prev):
+                    s(n)  # type: ignore[operator]
 
 
 _BLAS = _BlasThreads()

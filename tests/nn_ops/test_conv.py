@@ -109,20 +109,19 @@ def test_conv2d_float32_kernel_builds(case, par, monkeypatch):
     x = rng.standard_normal((n * 3, c, h, w)).astype(np.float32)
     wt = rng.standard_normal((oc, c // g, *k)).astype(np.float32)
     p2 = _pp(p)
-    pads = ((p2[0], p2[0]), (p2[1], p2[1]))
-    y = KC.conv2d(x, wt, None, _pp(s), pads, _pp(d), g)
-    ref = np_conv2d(x.astype(np.float64), wt.astype(np.float64), None, _pp(s), pads, _pp(d), g)
-    np.testing.assert_allclose(y, ref, rtol=1e-4, atol=1e-4)
+    a = (_pp(s), ((p2[0], p2[0]), (p2[1], p2[1])), _pp(d), g)
+    y = KC.conv2d(x, wt, None, *a)
     gy = rng.standard_normal(y.shape).astype(np.float32)
     from lucid.backend import _conv_ref as R
 
-    gx = KC.conv2d_grad_input(gy, wt, x.shape, _pp(s), pads, _pp(d), g)
-    gw = KC.conv2d_grad_weight(x, gy, wt.shape, _pp(s), pads, _pp(d), g)
-    x64, w64, g64 = (a.astype(np.float64) for a in (x, wt, gy))
-    np.testing.assert_allclose(gx, R.conv2d_grad_input(g64, w64, x.shape, _pp(s), pads, _pp(d), g),
-                               rtol=1e-4, atol=1e-4)
-    np.testing.assert_allclose(gw, R.conv2d_grad_weight(x64, g64, wt.shape, _pp(s), pads, _pp(d),
-                                                        g), rtol=1e-4, atol=1e-3)
+    x64, w64, g64 = (v.astype(np.float64) for v in (x, wt, gy))
+    for got, want in ((y, R.conv2d(x64, w64, None, *a)),
+                      (KC.conv2d_grad_input(gy, wt, x.shape, *a),
+                       R.conv2d_grad_input(g64, w64, x.shape, *a)),
+                      (KC.conv2d_grad_weight(x, gy, wt.shape, *a),
+                       R.conv2d_grad_weight(x64, g64, wt.shape, *a))):
+        assert got.dtype == np.float32
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-3)
 
 
 @pytest.mark.parametrize("case", CONV_CASES)
@@ -448,57 +447,68 @@ def test_error_texts_are_torchs(torch, fn, msg):
     assert str(info.value).split("\n")[0] == msg
 
 
+def test_blas_thread_count_restored(monkeypatch):
+    """Parallel GEMM kernels set OpenBLAS to one thread and restore it, also when several
+    Python threads run convolutions at once."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    if not KC._BLAS.available():
+        pytest.skip("no controllable OpenBLAS")
+    monkeypatch.setattr(KC, "use_parallel", lambda n, kind="reduce": True)
+    before = [g() for _, g in KC._BLAS.libs]
+    rng = np.random.default_rng(14)
+    x = rng.standard_normal((6, 4, 9, 9)).astype(np.float32)
+    w = rng.standard_normal((8, 4, 3, 3)).astype(np.float32)
+    a = ((1, 1), ((1, 1), (1, 1)), (1, 1), 1)
+    want = KC.conv2d(x, w, None, *a)
+
+    def work(_):
+        y = KC.conv2d(x, w, None, *a)
+        KC.conv2d_grad_input(y, w, x.shape, *a)
+        KC.conv2d_grad_weight(x, y, w.shape, *a)
+        return y
+
+    with ThreadPoolExecutor(3) as pool:
+        for y in pool.map(work, range(12)):
+            np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-5)
+    assert KC._BLAS.depth == 0 and [g() for _, g in KC._BLAS.libs] == before
+
+
 def test_dtype_mismatch():
     with pytest.raises(RuntimeError, match="should be the same"):
         C.conv2d(lucid.zeros(1, 1, 3, 3), lucid.zeros(1, 1, 2, 2, dtype=lucid.float64))
 
 
 def test_kernels_without_jit():
-    """The conv and pool kernels run as plain Python (NUMBA_DISABLE_JIT=1), same answers."""
+    """The conv kernels run as plain Python (NUMBA_DISABLE_JIT=1), same answers."""
     code = (
         "import numpy as np, numba\n"
         "assert numba.config.DISABLE_JIT\n"
-        "from lucid.kernels import conv as K, pool as P\n"
+        "from lucid.kernels import conv as K\n"
         "from lucid.backend import _conv_ref as R\n"
         "r = np.random.default_rng(0)\n"
+        "def close(a, b): np.testing.assert_allclose(a, b, 1e-4, 1e-4)\n"
         "for dt in (np.float32, np.float64):\n"
         "    x = r.standard_normal((3, 4, 6, 5)).astype(dt)\n"
-        "    w = r.standard_normal((6, 2, 3, 2)).astype(dt)\n"
-        "    a = ((1, 1), (0, 1)), (2, 1), (1, 2), 2\n"
-        "    y = K.conv2d(x, w, None, (1, 2), a[0], a[2], 2)\n"
-        "    np.testing.assert_allclose(y, R.conv2d(x, w, None, (1, 2), a[0], a[2], 2), 1e-4)\n"
-        "    g = r.standard_normal(y.shape).astype(dt)\n"
-        "    np.testing.assert_allclose(K.conv2d_grad_input(g, w, x.shape, (1, 2), a[0], a[2],"
-        " 2), R.conv2d_grad_input(g, w, x.shape, (1, 2), a[0], a[2], 2), 1e-4, 1e-5)\n"
-        "    np.testing.assert_allclose(K.conv2d_grad_weight(x, g, w.shape, (1, 2), a[0], a[2],"
-        " 2), R.conv2d_grad_weight(x, g, w.shape, (1, 2), a[0], a[2], 2), 1e-4, 1e-4)\n"
-        "    same = ((1, 1), (1, 1))\n"
-        "    w1 = r.standard_normal((2, 4, 3, 3)).astype(dt)\n"
-        "    y1 = K.conv2d(x, w1, None, (1, 1), same, (1, 1), 1)\n"
-        "    np.testing.assert_allclose(y1, R.conv2d(x, w1, None, (1, 1), same, (1, 1), 1), 1e-4,"
-        " 1e-5)\n"
-        "    np.testing.assert_allclose(K.conv2d_grad_input(y1, w1, x.shape, (1, 1), same, (1, 1),"
-        " 1), R.conv2d_grad_input(y1, w1, x.shape, (1, 1), same, (1, 1), 1), 1e-4, 1e-5)\n"
-        "    c = K.unfold(x, (2, 2), (1, 1), (1, 0), (1, 2))\n"
-        "    np.testing.assert_allclose(c, R.unfold(x, (2, 2), (1, 1), (1, 0), (1, 2)))\n"
-        "    np.testing.assert_allclose(K.fold(c, (6, 5), (2, 2), (1, 1), (1, 0), (1, 2)),"
-        " R.fold(c, (6, 5), (2, 2), (1, 1), (1, 0), (1, 2)), 1e-5)\n"
-        "    for k, s, p, d in (((2, 2), (2, 2), (0, 0), (1, 1)), ((3, 2), (2, 1), (1, 1),"
-        " (1, 2))):\n"
-        "        o = (2, 3) if k == (2, 2) else (3, 4)\n"
-        "        v, i = P.max_pool2d(x, k, s, p, d, o)\n"
-        "        rv, ri = R.max_pool2d(x, k, s, p, d, o)\n"
-        "        assert np.array_equal(v, rv) and np.array_equal(i, ri)\n"
-        "        assert np.allclose(P.max_pool2d_backward(v, i, x.shape),"
-        " R.max_pool2d_backward(v, i, x.shape))\n"
-        "    v = P.avg_pool2d(x, (3, 2), (2, 1), (1, 1), (3, 6), False)\n"
-        "    np.testing.assert_allclose(v, R.avg_pool2d(x, (3, 2), (2, 1), (1, 1), (3, 6), False),"
-        " 1e-5)\n"
-        "    np.testing.assert_allclose(P.avg_pool2d_backward(v, x.shape, (3, 2), (2, 1), (1, 1),"
-        " False), R.avg_pool2d_backward(v, x.shape, (3, 2), (2, 1), (1, 1), False), 1e-5)\n"
-        "    np.testing.assert_allclose(P.adaptive_avg_pool2d(x, (4, 3)),"
-        " R.adaptive_avg_pool2d(x, (4, 3)), 1e-5)\n"
+        "    for ws, args in (((6, 2, 3, 2), ((1, 2), ((1, 1), (0, 1)), (1, 2), 2)),\n"
+        "                     ((2, 4, 3, 3), ((1, 1), ((1, 1), (1, 1)), (1, 1), 1))):\n"
+        "        w = r.standard_normal(ws).astype(dt)\n"
+        "        y = K.conv2d(x, w, None, *args)\n"
+        "        close(y, R.conv2d(x, w, None, *args))\n"
+        "        close(K.conv2d_grad_input(y, w, x.shape, *args),"
+        " R.conv2d_grad_input(y, w, x.shape, *args))\n"
+        "        close(K.conv2d_grad_weight(x, y, w.shape, *args),"
+        " R.conv2d_grad_weight(x, y, w.shape, *args))\n"
+        "    a = ((2, 2), (1, 1), (1, 0), (1, 2))\n"
+        "    c = K.unfold(x, *a)\n"
+        "    close(c, R.unfold(x, *a))\n"
+        "    close(K.fold(c, (6, 5), *a), R.fold(c, (6, 5), *a))\n"
         "print('ok')\n")
+    run_without_jit(code)
+
+
+def run_without_jit(code: str) -> None:
+    """Run ``code`` in a fresh interpreter with NUMBA_DISABLE_JIT=1; it must print "ok"."""
     env = dict(os.environ, NUMBA_DISABLE_JIT="1", LUCID_PARALLEL_THRESHOLD="0")
     env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
     proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True,

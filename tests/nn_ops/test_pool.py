@@ -5,6 +5,10 @@ parity (values, indices, gradients) and torch's error messages."""
 from __future__ import annotations
 
 import math
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,6 +17,8 @@ import lucid
 from lucid.autograd import gradcheck
 from lucid.kernels import pool as KP
 from lucid.ops import pool as P
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _t(a, backend="cpu", rg=False):
@@ -363,3 +369,37 @@ def test_error_texts_are_torchs(torch, fn, msg):
     with pytest.raises(RuntimeError) as info:
         fn(torch.nn.functional, torch.zeros)
     assert str(info.value).split("\n")[0] == msg
+
+
+def test_kernels_without_jit():
+    """The pool kernels run as plain Python (NUMBA_DISABLE_JIT=1), same answers."""
+    code = (
+        "import numpy as np, numba\n"
+        "assert numba.config.DISABLE_JIT\n"
+        "from lucid.kernels import pool as P\n"
+        "from lucid.backend import _conv_ref as R\n"
+        "r = np.random.default_rng(0)\n"
+        "for dt in (np.float32, np.float64):\n"
+        "    x = r.standard_normal((3, 4, 6, 5)).astype(dt)\n"
+        "    for k, s, p, d in (((2, 2), (2, 2), (0, 0), (1, 1)), ((3, 2), (2, 1), (1, 1),"
+        " (1, 2))):\n"
+        "        o = (2, 3) if k == (2, 2) else (3, 4)\n"
+        "        v, i = P.max_pool2d(x, k, s, p, d, o)\n"
+        "        rv, ri = R.max_pool2d(x, k, s, p, d, o)\n"
+        "        assert np.array_equal(v, rv) and np.array_equal(i, ri)\n"
+        "        assert np.allclose(P.max_pool2d_backward(v, i, x.shape),"
+        " R.max_pool2d_backward(v, i, x.shape))\n"
+        "    v = P.avg_pool2d(x, (3, 2), (2, 1), (1, 1), (3, 6), False)\n"
+        "    np.testing.assert_allclose(v, R.avg_pool2d(x, (3, 2), (2, 1), (1, 1), (3, 6), False),"
+        " 1e-5)\n"
+        "    np.testing.assert_allclose(P.avg_pool2d_backward(v, x.shape, (3, 2), (2, 1), (1, 1),"
+        " False), R.avg_pool2d_backward(v, x.shape, (3, 2), (2, 1), (1, 1), False), 1e-5)\n"
+        "    np.testing.assert_allclose(P.adaptive_avg_pool2d(x, (4, 3)),"
+        " R.adaptive_avg_pool2d(x, (4, 3)), 1e-5)\n"
+        "print('ok')\n")
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1", LUCID_PARALLEL_THRESHOLD="0")
+    env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "ok"
