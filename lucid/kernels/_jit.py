@@ -52,13 +52,17 @@ SigSpec = Callable[[Any], tuple]
 
 
 def _user_cache_base() -> Path:
+    try:
+        home = Path.home()
+    except RuntimeError:  # no HOME and no passwd entry
+        return Path(tempfile.gettempdir()) / f"lucid-{os.getuid() if hasattr(os, 'getuid') else 0}"
     if sys.platform == "darwin":
-        return Path.home() / "Library" / "Caches"
+        return home / "Library" / "Caches"
     if os.name == "nt":
         local = os.environ.get("LOCALAPPDATA")
-        return Path(local) if local else Path.home() / "AppData" / "Local"
+        return Path(local) if local else home / "AppData" / "Local"
     xdg = os.environ.get("XDG_CACHE_HOME")
-    return Path(xdg) if xdg else Path.home() / ".cache"
+    return Path(xdg) if xdg else home / ".cache"
 
 
 def cache_root() -> Path:
@@ -114,6 +118,26 @@ def _writable(path: Path) -> bool:
 
 _CACHE_DIR: Path | None = None
 _CACHE_OK: bool | None = None
+KEEP_KEYS = 8  # cache directories of other keys (versions, edited sources) kept, newest first
+_KEY_RE = re.compile(r"^.+-py\d+-nb[^-]+-[0-9a-f]{16}$")
+
+
+def prune(root: Path, current: Path, keep: int = KEEP_KEYS) -> list[Path]:
+    """Delete all but the ``keep`` most recently used key directories under ``root``."""
+    import shutil
+
+    try:
+        os.utime(current)
+        others = [
+            p for p in root.iterdir() if p != current and _KEY_RE.match(p.name) and p.is_dir()
+        ]
+        others.sort(key=lambda p: p.stat().st_mtime, reverse=True)
+    except OSError:
+        return []
+    gone = others[keep:]
+    for p in gone:
+        shutil.rmtree(p, ignore_errors=True)
+    return gone
 
 
 def cache_dir() -> Path:
@@ -129,6 +153,8 @@ def cache_enabled() -> bool:
     global _CACHE_OK
     if _CACHE_OK is None:
         _CACHE_OK = (not numba.config.DISABLE_JIT) and _writable(cache_dir())
+        if _CACHE_OK:
+            prune(cache_dir().parent, cache_dir())
     return _CACHE_OK
 
 
@@ -181,6 +207,20 @@ if FunctionCache is not None:
                 source_stamp=path.name,
             )
             self.enable()
+
+        # NOTE: a cache that cannot be read or written (disk full, directory removed by a
+        # concurrent prune) must never fail the computation: fall back to compiling.
+        def load_overload(self, sig: Any, target_context: Any) -> Any:
+            try:
+                return super().load_overload(sig, target_context)
+            except OSError:
+                return None
+
+        def save_overload(self, sig: Any, data: Any) -> None:
+            try:
+                super().save_overload(sig, data)
+            except OSError:
+                pass
 
 
 def options_tag(options: dict[str, Any]) -> str:

@@ -134,3 +134,18 @@ def test_unwritable_cache_dir_falls_back(tmp_path: Path, run_py) -> None:
     blocker.write_text("not a directory")
     out = json.loads(run_py(_PROBE, {"LUCID_CACHE_DIR": str(blocker / "cache")}))
     assert out["ok"] and out["enabled"] is False and out["hits"] == [0, 0]
+
+
+def test_prune_keeps_newest_keys(tmp_path: Path) -> None:
+    import os
+
+    names = [f"0.1.{i}-py311-nb0.68.1-{i:016x}" for i in range(12)]
+    for i, n in enumerate(names):
+        (tmp_path / n).mkdir()
+        os.utime(tmp_path / n, (1000 + i, 1000 + i))
+    (tmp_path / "not-a-key").mkdir()
+    current = tmp_path / names[0]  # oldest, but in use: never pruned
+    gone = _jit.prune(tmp_path, current, keep=3)
+    left = sorted(p.name for p in tmp_path.iterdir())
+    assert sorted(p.name for p in gone) == sorted(names[1:9])
+    assert left == sorted([*names[9:], names[0], "not-a-key"])
