@@ -28,9 +28,10 @@ every shape tried (1, 3, 4, 8, 16 input channels, depthwise), so there is no dir
 Building each column row as one shifted contiguous copy of the plane (stride 1, OW == W: the
 "same" convolutions) instead of row by row took im2col of 64 images from 5.2 to 1.9 ms; loops
 over sliced views (zero-based index) vectorise, loops indexing ``row[ow + off]`` did not
-(numba's negative-index wraparound check). Images are handed out in chunks, 4 per thread,
-dynamically (numba's parallel chunk size 1): with other processes on the cores a preempted
-thread no longer holds up the whole call.
+(numba's negative-index wraparound check).
+
+With torch imported first lucid runs numba's "workqueue" layer (see _threads); the same
+forward + backward then measured 11.7 ms (torch 7.5), the first layer 1.0 ms (torch 0.93).
 """
 
 from __future__ import annotations
@@ -152,9 +153,10 @@ def _work(n: int, oc: int, oh: int, ow: int, cg: int, kh: int, kw: int) -> int:
     return n * oc * oh * ow * cg * kh * kw // 8
 
 
-# Images are split into CHUNKS_PER_THREAD chunks per thread, handed out dynamically (numba's
-# parallel chunk size 1), so a thread that another process preempts does not hold up the call.
-CHUNKS_PER_THREAD = 4
+# Images are split into one contiguous chunk per thread. Handing out 4 chunks per thread
+# dynamically (numba's parallel chunk size 1) measured the same on the "omp" layer (10.98 vs
+# 11.16 ms, 16->32 forward + backward) and slower on "workqueue" (13.2 vs 11.7 ms).
+CHUNKS_PER_THREAD = 1
 
 
 def _split(n_items: int, work: int, blas: bool = True) -> int:
@@ -166,18 +168,19 @@ def _split(n_items: int, work: int, blas: bool = True) -> int:
     return min(CHUNKS_PER_THREAD * numba.get_num_threads(), n_items)
 
 
+# NOTE: numba's "workqueue" threading layer (lucid's choice when another library loaded
+# OpenMP first) aborts the process when two Python threads launch parallel kernels at once;
+# conv and pool launch theirs under this lock.
+PARALLEL_LOCK = threading.Lock()
+
+
 def _run(pair: tuple, nt: int, *args: object) -> None:
     ser, par = pair
     if nt == 1:
         ser(*args, 1)
         return
-    prev = numba.get_parallel_chunksize()
-    numba.set_parallel_chunksize(1)
-    try:
-        with _BLAS:
-            par(*args, nt)
-    finally:
-        numba.set_parallel_chunksize(prev)
+    with PARALLEL_LOCK, _BLAS:
+        par(*args, nt)
 
 
 def _c(a: np.ndarray) -> np.ndarray:
@@ -307,8 +310,12 @@ def unfold(
     if cols.size == 0:
         return cols
     ser, par = K.UNFOLD
-    k = par if _split(n, cols.size, blas=False) > 1 else ser
-    k(_c(x), cols, kh, kw, stride[0], stride[1], ph, pw, dilation[0], dilation[1], oh, ow)
+    args = (_c(x), cols, kh, kw, stride[0], stride[1], ph, pw, dilation[0], dilation[1], oh, ow)
+    if _split(n, cols.size, blas=False) > 1:
+        with PARALLEL_LOCK:
+            par(*args)
+    else:
+        ser(*args)
     return cols
 
 
@@ -331,6 +338,10 @@ def fold(
     if out.size == 0:
         return out
     ser, par = K.FOLD
-    k = par if _split(n, cols.size, blas=False) > 1 else ser
-    k(_c(cols), out, kh, kw, stride[0], stride[1], ph, pw, dilation[0], dilation[1], oh, ow)
+    args = (_c(cols), out, kh, kw, stride[0], stride[1], ph, pw, dilation[0], dilation[1], oh, ow)
+    if _split(n, cols.size, blas=False) > 1:
+        with PARALLEL_LOCK:
+            par(*args)
+    else:
+        ser(*args)
     return out

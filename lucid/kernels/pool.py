@@ -27,6 +27,7 @@ import numpy as np
 
 from . import _pool_kernels as K
 from ._threads import use_parallel
+from .conv import PARALLEL_LOCK
 
 __all__ = [
     "max_pool2d",
@@ -81,9 +82,14 @@ def adaptive_windows(n_in: int, n_out: int) -> tuple[np.ndarray, np.ndarray]:
     return (o * n_in) // n_out, -((-(o + 1) * n_in) // n_out)
 
 
-def _pick(pair: tuple, x: np.ndarray) -> object:
+def _call(pair: tuple, x: np.ndarray, *args: object) -> None:
+    """Run the parallel build over planes from 2**18 elements, else the serial one."""
     ser, par = pair
-    return par if x.shape[0] > 1 and use_parallel(x.size, "elementwise") else ser
+    if x.shape[0] > 1 and use_parallel(x.size, "elementwise"):
+        with PARALLEL_LOCK:  # see conv.PARALLEL_LOCK
+            par(x, *args)
+    else:
+        ser(x, *args)
 
 
 def _planes(x: np.ndarray) -> np.ndarray:
@@ -100,9 +106,9 @@ def _max(x: np.ndarray, rows: tuple, cols: tuple, dh: int, dw: int,
     if out.size:
         x3 = _planes(x)
         if two:
-            _pick(K.MAX_POOL_2X2, x3)(x3, out, idx)
+            _call(K.MAX_POOL_2X2, x3, out, idx)
         else:
-            _pick(K.MAX_POOL, x3)(x3, rows[0], rows[1], cols[0], cols[1], dh, dw, out, idx)
+            _call(K.MAX_POOL, x3, rows[0], rows[1], cols[0], cols[1], dh, dw, out, idx)
     return out.reshape(n, c, oh, ow), idx.reshape(n, c, oh, ow)
 
 
@@ -137,7 +143,7 @@ def max_pool2d_backward(gy: np.ndarray, idx: np.ndarray, input_shape: Sequence[i
         return np.zeros((n, c, h, w), gy.dtype)
     g2 = np.ascontiguousarray(gy).reshape(n * c, -1)
     i2 = np.ascontiguousarray(idx, dtype=np.int64).reshape(n * c, -1)
-    _pick(K.MAX_POOL_BACKWARD, g2)(g2, i2, dx)
+    _call(K.MAX_POOL_BACKWARD, g2, i2, dx)
     return dx.reshape(n, c, h, w)
 
 
@@ -160,7 +166,7 @@ def _avg(x: np.ndarray, params: tuple, out_hw: Pair) -> np.ndarray:
     out = np.empty((n * c, *out_hw), x.dtype)
     if out.size:
         x3 = _planes(x)
-        _pick(K.AVG_POOL, x3)(x3, *params, out)
+        _call(K.AVG_POOL, x3, *params, out)
     return out.reshape(n, c, *out_hw)
 
 
@@ -172,7 +178,7 @@ def _avg_back(gy: np.ndarray, params: tuple, input_shape: Sequence[int]) -> np.n
     if gy.size == 0:
         return np.zeros((n, c, h, w), gy.dtype)
     g3 = _planes(gy)
-    _pick(K.AVG_POOL_BACKWARD, g3)(g3, *params, dx)
+    _call(K.AVG_POOL_BACKWARD, g3, *params, dx)
     return dx.reshape(n, c, h, w)
 
 

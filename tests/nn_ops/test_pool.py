@@ -205,6 +205,27 @@ def test_kernel_builds(par, dtype, monkeypatch):
     assert ya.dtype == dtype
 
 
+def test_concurrent_calls(monkeypatch):
+    """Parallel pool kernels launched from several Python threads at once (numba's workqueue
+    layer would abort without conv.PARALLEL_LOCK)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    monkeypatch.setattr(KP, "use_parallel", lambda n, kind="reduce": True)
+    x = np.random.default_rng(15).standard_normal((4, 3, 8, 8)).astype(np.float32)
+    want = KP.max_pool2d(x, (2, 2), (2, 2), (0, 0), (1, 1), (4, 4))[0]
+
+    def work(_):
+        y, idx = KP.max_pool2d(x, (2, 2), (2, 2), (0, 0), (1, 1), (4, 4))
+        KP.max_pool2d_backward(y, idx, x.shape)
+        KP.avg_pool2d_backward(KP.avg_pool2d(x, (2, 2), (2, 2), (0, 0), (4, 4)), x.shape, (2, 2),
+                               (2, 2), (0, 0))
+        return y
+
+    with ThreadPoolExecutor(3) as pool:
+        for y in pool.map(work, range(12)):
+            np.testing.assert_array_equal(y, want)
+
+
 def test_grad_fn_names_and_max_ties():
     x = _t(np.ones((1, 1, 4, 4)), rg=True)
     y, idx = P.max_pool2d(x, 2, return_indices=True)
