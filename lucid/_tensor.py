@@ -18,6 +18,7 @@ from .backend import get_backend
 __all__ = ["Tensor", "Size"]
 
 _object_new = object.__new__
+_backward: Any = None  # lucid.autograd.engine.backward, bound on first use (import cycle)
 
 
 class Size(tuple):
@@ -329,10 +330,13 @@ class Tensor:
 
         ``gradient`` is required unless self holds a single element.
         """
-        from .autograd.engine import backward
+        global _backward
+        if _backward is None:
+            from .autograd.engine import backward as _b
 
-        backward([self], None if gradient is None else [gradient], retain_graph,
-                 create_graph, inputs=inputs)
+            _backward = _b
+        _backward([self], None if gradient is None else [gradient], retain_graph,
+                  create_graph, inputs=inputs)
 
     def detach(self) -> Tensor:
         """A tensor sharing this one's data, outside the graph."""

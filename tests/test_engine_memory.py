@@ -64,3 +64,49 @@ def test_malloc_policy_applied_and_optional(monkeypatch):
                        capture_output=True, text=True, env={"LUCID_MALLOC_POLICY": "0",
                                                             "PATH": "/usr/bin:/bin"})
     assert r.returncode == 0 and "'applied': False" in r.stdout
+
+
+def test_grad_mode_is_per_thread():
+    import threading
+
+    a = lucid.ones(2, requires_grad=True)
+    started, release = threading.Event(), threading.Event()
+    seen = {}
+
+    def other():
+        with lucid.no_grad():
+            started.set()
+            release.wait(5)
+            seen["inside"] = (a * 2).requires_grad
+
+    t = threading.Thread(target=other)
+    t.start()
+    started.wait(5)
+    assert (a * 2).requires_grad  # the other thread's no_grad does not reach here
+    release.set()
+    t.join()
+    assert seen["inside"] is False
+    box = {}
+    th = threading.Thread(target=lambda: box.setdefault("on", lucid.is_grad_enabled()))
+    with lucid.no_grad():
+        th.start()
+        th.join()
+    assert box["on"] is True  # new threads start with grad enabled, as in PyTorch
+
+
+def test_parallel_kernels_from_several_threads():
+    from concurrent.futures import ThreadPoolExecutor
+
+    import lucid.nn.functional as F
+
+    x = lucid.randn(1 << 20)
+    y = lucid.randn(512, 1024, requires_grad=True)
+
+    def work(_):
+        s = x.sum().item()
+        F.layer_norm(y, (1024,)).sum().backward()
+        return s
+
+    with ThreadPoolExecutor(4) as ex:
+        sums = list(ex.map(work, range(8)))
+    assert len(set(round(v, 2) for v in sums)) == 1

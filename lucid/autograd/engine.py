@@ -13,7 +13,7 @@ from .._tensor import Tensor, _make
 from . import grad_mode
 from .function import Op
 
-_grad_on = grad_mode._enabled
+_grad_on = grad_mode._state
 
 __all__ = ["backward", "grad"]
 
@@ -104,7 +104,7 @@ def _accumulate_leaf(t: Tensor, g: Any, hooks: bool = True, owned: bool = False)
             gd = g if owned and be.is_private(g) else be.copy(g)
         t.grad = _make(gd, be, False, None)
     else:
-        t.grad._data = be.assign(t.grad._data, be.add(t.grad._data, g))
+        t.grad._data = be.iadd(t.grad._data, g)
     if t._post_hooks:
         for h in list(t._post_hooks):
             h(t)
@@ -121,7 +121,7 @@ def _run(roots: list[tuple[Any, Any]], retain_graph: bool,
     deps: dict[Op, int] = {}
     grads: dict[Any, Any] = {}
     leaf_grads: dict[int, list] = {}
-    foreign = {id(g) for _, g in roots}  # caller-owned gradients are never adopted
+    foreign = [id(g) for _, g in roots]  # caller-owned gradients are never adopted
     stack = []
     for n, g in roots:
         if isinstance(n, Op):
@@ -192,9 +192,14 @@ def _run(roots: list[tuple[Any, Any]], retain_graph: bool,
                 else:
                     prev[1] = prev[1] + ig
 
-    uses: dict[int, int] = {}
-    for _, g in leaf_grads.values():
-        uses[id(g)] = uses.get(id(g), 0) + 1
+    if not leaf_grads:
+        return
+    if len(leaf_grads) == 1:
+        uses = None
+    else:  # one array handed to two leaves (e.g. by an add) must not be adopted twice
+        uses = {}
+        for _, g in leaf_grads.values():
+            uses[id(g)] = uses.get(id(g), 0) + 1
     for t, g in leaf_grads.values():
         if capture is not None:
             slot = capture.get(id(t))
@@ -206,7 +211,8 @@ def _run(roots: list[tuple[Any, Any]], retain_graph: bool,
                             g = r._data
                 captured[slot] = g  # type: ignore[index]
         else:
-            _accumulate_leaf(t, g, owned=uses.get(id(g)) == 1 and id(g) not in foreign)
+            _accumulate_leaf(t, g, owned=(uses is None or uses[id(g)] == 1)
+                             and id(g) not in foreign)
 
 
 def _retain(fn: Op, g: Any) -> None:
@@ -244,12 +250,12 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
             and len(tensors) == 1:
         t = tensors[0]  # fast path: loss.backward()
         if t._rg and t._data.size == 1:
-            prev = _grad_on[0]
-            _grad_on[0] = False
+            prev = _grad_on.on
+            _grad_on.on = False
             try:
                 _run([(t.grad_fn or t, t._be.ones_like(t._data))], bool(retain_graph), None, None)
             finally:
-                _grad_on[0] = prev
+                _grad_on.on = prev
             return
     outs = _as_list(tensors)
     gl = None if grad_tensors is None else _as_list(grad_tensors)

@@ -16,7 +16,7 @@ from . import grad_mode
 
 __all__ = ["Op", "Function", "FunctionCtx"]
 
-_grad_on = grad_mode._enabled
+_grad_on = grad_mode._state
 
 
 def _device_mismatch(a: Any, b: Any) -> None:
@@ -74,7 +74,7 @@ class Op:
         fn.be = be
         fn.parents = parents
         out = fn.forward(*datas, **params)
-        if need and _grad_on[0]:
+        if need and _grad_on.on:
             t = _make(out, be, True, fn)
             saved = fn.saved
             if saved:

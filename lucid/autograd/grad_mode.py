@@ -1,11 +1,13 @@
 """Grad mode: ``no_grad``, ``enable_grad``, ``set_grad_enabled``, ``inference_mode``.
 
-The flag lives in a one-element list so the hot path reads it with one index.
+The flag is per thread, as in PyTorch (a ``no_grad`` in one thread never affects another);
+the hot path reads it as one attribute of a ``threading.local``.
 """
 
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -13,35 +15,40 @@ __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inf
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-_enabled = [True]
+class _GradState(threading.local):
+    def __init__(self) -> None:
+        self.on = True  # every new thread starts with grad enabled
+
+
+_state = _GradState()
 
 
 def is_grad_enabled() -> bool:
     """Whether operations are currently recorded for backward."""
-    return _enabled[0]
+    return _state.on
 
 
 class _GradModeBase:
     _mode = True
 
     def __enter__(self) -> None:
-        self._prev = _enabled[0]
-        _enabled[0] = self._mode
+        self._prev = _state.on
+        _state.on = self._mode
 
     def __exit__(self, *exc: object) -> None:
-        _enabled[0] = self._prev
+        _state.on = self._prev
 
     def __call__(self, fn: F) -> F:
         mode = self._mode
 
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            prev = _enabled[0]
-            _enabled[0] = mode
+            prev = _state.on
+            _state.on = mode
             try:
                 return fn(*args, **kwargs)
             finally:
-                _enabled[0] = prev
+                _state.on = prev
 
         return wrapper  # type: ignore[return-value]
 
@@ -99,16 +106,16 @@ class set_grad_enabled(_GradModeBase):
     """
 
     def __init__(self, mode: bool) -> None:
-        self._prev = _enabled[0]
+        self._prev = _state.on
         self._mode = bool(mode)
-        _enabled[0] = self._mode
+        _state.on = self._mode
 
     def __enter__(self) -> None:
         pass
 
     def __exit__(self, *exc: object) -> None:
-        _enabled[0] = self._prev
+        _state.on = self._prev
 
     def __call__(self, fn: F) -> F:
-        _enabled[0] = self._prev  # as a decorator it only applies inside the call
+        _state.on = self._prev  # as a decorator it only applies inside the call
         return super().__call__(fn)

@@ -406,6 +406,10 @@ class GpuBackend(GpuState):
         mx.async_eval(dst)
         return dst
 
+    @classmethod
+    def iadd(cls, dst: Array, src: Any) -> Array:
+        return cls.assign(dst, dst + src)
+
     @staticmethod
     def shares_memory(a: Array, b: Array) -> bool:
         return a is b

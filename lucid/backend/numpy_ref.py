@@ -400,6 +400,11 @@ class NumpyBackend:
         return dst
 
     @staticmethod
+    def iadd(dst: Array, src: Any) -> Array:
+        """``dst += src`` in ``dst``'s memory; returns the array to keep (``dst`` here)."""
+        return np.add(dst, src, out=dst)
+
+    @staticmethod
     def shares_memory(a: Array, b: Array) -> bool:
         return np.shares_memory(a, b)
 

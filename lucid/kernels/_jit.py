@@ -285,9 +285,25 @@ def kernel(
         if FunctionCache is not None and isinstance(disp, Dispatcher) and cache_enabled():
             disp._cache = _Cache(f, cache_dir(), options_tag(options))
         REGISTRY[kname] = KernelEntry(kname, disp, list(signatures), options)
-        return disp
+        return _Serialized(disp) if parallel else disp
 
     return deco(fn) if fn is not None else deco
+
+
+class _Serialized:
+    """A parallel kernel whose launches hold ``_threads.PARALLEL_LOCK``."""
+
+    __slots__ = ("_disp",)
+
+    def __init__(self, disp: Any) -> None:
+        self._disp = disp
+
+    def __call__(self, *args: Any) -> Any:
+        with _threads.PARALLEL_LOCK:
+            return self._disp(*args)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._disp, name)
 
 
 def dual(

@@ -36,6 +36,7 @@ from __future__ import annotations
 import ctypes
 import os
 import sys
+import threading
 from typing import Any
 
 OPENBLAS_THREAD_TIMEOUT = "4"
@@ -59,6 +60,12 @@ GOMP_SPINCOUNT = "10000"
 THRESHOLDS: dict[str, int] = {"elementwise": 1 << 18, "reduce": 1 << 19}
 
 _STATE: dict[str, Any] = {"configured": False}
+
+# NOTE: numba's "workqueue" layer (used when another library loaded OpenMP first) aborts the
+# process when two Python threads launch parallel regions at once, and a parallel launch
+# releases the GIL whatever the nogil flag says. Every parallel build runs under this lock
+# (reentrant: conv holds it around a sequence of launches).
+PARALLEL_LOCK = threading.RLock()
 
 
 def _loaded_libraries(needle: str) -> list[str]:

@@ -45,7 +45,7 @@ import numba
 import numpy as np
 
 from . import _conv_kernels as K
-from ._threads import _loaded_libraries, use_parallel
+from ._threads import PARALLEL_LOCK, _loaded_libraries, use_parallel
 
 __all__ = [
     "conv2d",
@@ -171,7 +171,7 @@ def _split(n_items: int, work: int, blas: bool = True) -> int:
 # NOTE: numba's "workqueue" threading layer (lucid's choice when another library loaded
 # OpenMP first) aborts the process when two Python threads launch parallel kernels at once;
 # conv and pool launch theirs under this lock.
-PARALLEL_LOCK = threading.Lock()
+
 
 
 def _run(pair: tuple, nt: int, *args: object) -> None:

@@ -148,7 +148,7 @@ _METHODS["clamp_max"] = clamp_max
 
 def _view_inplace(fn: Any) -> Any:
     def f(self: Tensor, *args: Any) -> Tensor:
-        if self._rg and self.grad_fn is None and _ip._grad_on[0]:
+        if self._rg and self.grad_fn is None and _ip._grad_on.on:
             _ip._check_leaf(self)
         r = fn(self, *args)
         self._data = r._data

@@ -18,7 +18,7 @@ from .._tensor import Tensor, _make
 from ..autograd import grad_mode
 from ..autograd.function import Op
 
-_grad_on = grad_mode._enabled
+_grad_on = grad_mode._state
 
 
 _OVERLAP = (
@@ -50,7 +50,7 @@ def _assign(be: Any, dst: Any, src: Any) -> Any:
 def inplace(t: Tensor, fn: Callable[[Tensor], Tensor], others: Any = ()) -> Tensor:
     """Run ``fn(t)`` (an out-of-place op) and write the result into ``t``."""
     be = t._be
-    if _grad_on[0] and (t._rg or any(isinstance(o, Tensor) and o._rg for o in others)):
+    if _grad_on.on and (t._rg or any(isinstance(o, Tensor) and o._rg for o in others)):
         _check_leaf(t)
         if t._base is not None:
             return _inplace_view(t, fn)
@@ -254,7 +254,7 @@ def fill_(self: Tensor, value: Any) -> Tensor:
 
             return copy_(self, expand(value, *self.shape))
         value = value.item()
-    if _grad_on[0] and self._rg:
+    if _grad_on.on and self._rg:
         _check_leaf(self)
         from .creation import full_like
 

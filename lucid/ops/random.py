@@ -14,7 +14,7 @@ from ..autograd import grad_mode
 from ..backend import get_backend
 from ._util import size_arg as shape_arg
 
-_grad_on = grad_mode._enabled
+_grad_on = grad_mode._state
 
 
 class Generator:
@@ -190,7 +190,7 @@ def _inplace_sampler(fn: Any) -> Any:
     def f(self: Tensor, *args: Any, generator: Generator | None = None, **kw: Any) -> Tensor:
         from .inplace import _check_leaf, sync_views
 
-        if self._rg and _grad_on[0]:
+        if self._rg and _grad_on.on:
             _check_leaf(self)
         src = fn(self, *args, generator=generator, **kw)
         self._data = self._be.assign(self._data, src._data)
