@@ -5,7 +5,8 @@ built in a per-chunk buffer that stays in cache, then one BLAS GEMM per image an
 straight into the NCHW output (``w[g] @ cols``), or gives the column gradient
 (``w[g].T @ gy``, scattered back by col2im), or adds to the chunk's weight gradient
 (``gy @ cols.T``). Chunks of images go to numba's threads, each calling single-threaded BLAS:
-every loaded OpenBLAS is set to one thread for the duration of the call and restored after.
+the OpenBLAS behind numba's ``np.dot`` (scipy's) is set to one thread for the duration of the
+call and restored after.
 Small problems (and machines where that control is unavailable) run the serial build, whose
 GEMMs use BLAS's own threads.
 
@@ -75,12 +76,12 @@ def output_size(n_in: int, k: int, s: int, p0: int, p1: int, d: int) -> int:
 
 
 class _BlasThreads:
-    """Sets every loaded OpenBLAS to one thread while numba threads call BLAS, then restores.
+    """Sets scipy's OpenBLAS to one thread while numba threads call BLAS, then restores it.
 
     numba's ``np.dot`` calls scipy's BLAS. With two threads each calling a multithreaded
     OpenBLAS, OpenBLAS warns "Detect OpenMP Loop and this application may hang" and the pools
-    oversubscribe the cores. The setter is process-wide: another Python thread calling BLAS
-    during the kernel runs single-threaded for that time.
+    oversubscribe the cores. The setter is process-wide: another Python thread calling scipy's
+    BLAS during the kernel runs single-threaded for that time (numpy's own copy is untouched).
     """
 
     def __init__(self) -> None:
@@ -105,7 +106,12 @@ class _BlasThreads:
             pass
         if "openblas" not in name.lower():
             return
-        for path in _loaded_libraries("openblas"):
+        paths = _loaded_libraries("openblas")
+        # numba's np.dot calls scipy's BLAS; numpy's own copy (wheels ship two) is left alone
+        # unless it is the only one, so numpy matmuls in other threads keep their threads.
+        own = os.sep + "numpy.libs" + os.sep
+        paths = [p for p in paths if own not in p] or paths
+        for path in paths:
             try:
                 lib = ctypes.CDLL(path, mode=getattr(os, "RTLD_NOLOAD", 0))
             except OSError:
