@@ -45,8 +45,8 @@ def _sum_span(r):
 
 
 @helper
-def _ext_span(r, is_min):
-    """NaN-propagating max (or min) of a non-empty 1-d r.
+def _ext_span(r, is_min, a):
+    """NaN-propagating max (or min) of a non-empty 1-d r; ``a``: LANES scratch values.
 
     for b in range(nb // LANES):             # LANES independent running extremes
         for k in range(LANES):
@@ -59,7 +59,7 @@ def _ext_span(r, is_min):
     n = r.shape[0]
     start = 1
     if n >= 4 * LANES:
-        a = r[:LANES].copy()
+        a[:] = r[:LANES]
         nb = n - n % LANES
         blocks = r[:nb].reshape(nb // LANES, LANES)
         if is_min:
@@ -92,8 +92,8 @@ def _ext_span(r, is_min):
 
 
 @helper
-def _arg_span(r, is_min):
-    """(extreme, first index of it) of a non-empty 1-d r; a NaN counts as the extreme.
+def _arg_span(r, is_min, a, ix):
+    """(extreme, first index) of a non-empty 1-d r, NaN = extreme; a/ix: ALANES scratch.
 
     for b in range(nb // ALANES):             # ALANES lanes of (value, block index)
         for k in range(ALANES):
@@ -107,8 +107,8 @@ def _arg_span(r, is_min):
     mi = 0
     start = 0
     if nb >= 4 * ALANES:
-        a = r[:ALANES].copy()
-        ix = np.zeros(ALANES, np.int32)
+        a[:] = r[:ALANES]
+        ix[:] = 0
         blocks = r[:nb].reshape(nb // ALANES, ALANES)
         for b in range(1, nb // ALANES):
             rb = blocks[b]
@@ -203,20 +203,32 @@ def _sum_mid(x, out, scale):
 def _ext_last(x, out, is_min):
     """out[i] = max_j x[i, j] (min when is_min), NaN-propagating; n > 0
 
-    for t in prange(outer * nch):                 # task = (row i, chunk c)
-        part[t] = _ext_span(x[i, c*CH : (c+1)*CH])
-    for i in range(outer):
+    long rows (n >= CH):
+        for t in prange(outer * nch):             # task = (row i, chunk c)
+            part[t] = _ext_span(x[i, c*CH:(c+1)*CH])
         out[i] = pick over part[i*nch : (i+1)*nch]
+    short rows:
+        for t in prange(ceil(outer / rpt)):       # task = rpt = CH // n whole rows
+            for i in task rows: out[i] = _ext_span(x[i])
     """
     outer, n = x.shape
+    if n < CH:
+        rpt = CH // n
+        for t in prange((outer + rpt - 1) // rpt):
+            a = np.empty(LANES, x.dtype)
+            for i in range(t * rpt, min(outer, (t + 1) * rpt)):
+                out[i] = _ext_span(x[i], is_min, a)
+        return
     nch = (n + CH - 1) // CH
     part = np.empty(outer * nch, x.dtype)
     for t in prange(outer * nch):
         i = t // nch
         j0 = (t - i * nch) * CH
-        part[t] = _ext_span(x[i, j0 : min(n, j0 + CH)], is_min)
+        a = np.empty(LANES, x.dtype)
+        part[t] = _ext_span(x[i, j0 : min(n, j0 + CH)], is_min, a)
+    a = np.empty(LANES, x.dtype)
     for i in range(outer):
-        out[i] = _ext_span(part[i * nch : (i + 1) * nch], is_min)
+        out[i] = _ext_span(part[i * nch : (i + 1) * nch], is_min, a)
 
 
 def _ext_mid(x, out, is_min):
@@ -254,19 +266,32 @@ def _ext_mid(x, out, is_min):
 def _arg_last(x, out, is_min):
     """out[i] = first index of max_j x[i, j] (min when is_min); a NaN counts as the extreme
 
-    for t in prange(outer * nch):                 # task = (row i, chunk c)
-        pval[t], pidx[t] = _arg_span(x[i, chunk])
-    for i in range(outer):                        # earliest chunk wins ties
+    long rows (n >= CH):
+        for t in prange(outer * nch):             # task = (row i, chunk c)
+            pval[t], pidx[t] = _arg_span(x[i, chunk])
         out[i] = pidx of the first chunk holding the row's extreme
+    short rows:
+        for t in prange(ceil(outer / rpt)):       # task = rpt = CH // n whole rows
+            for i in task rows: out[i] = _arg_span(x[i])[1]
     """
     outer, n = x.shape
+    if n < CH:
+        rpt = CH // n
+        for t in prange((outer + rpt - 1) // rpt):
+            a = np.empty(ALANES, x.dtype)
+            ix = np.empty(ALANES, np.int32)
+            for i in range(t * rpt, min(outer, (t + 1) * rpt)):
+                out[i] = _arg_span(x[i], is_min, a, ix)[1]
+        return
     nch = (n + CH - 1) // CH
     pval = np.empty(outer * nch, x.dtype)
     pidx = np.empty(outer * nch, np.int64)
     for t in prange(outer * nch):
         i = t // nch
         j0 = (t - i * nch) * CH
-        m, mi = _arg_span(x[i, j0 : min(n, j0 + CH)], is_min)
+        a = np.empty(ALANES, x.dtype)
+        ix = np.empty(ALANES, np.int32)
+        m, mi = _arg_span(x[i, j0 : min(n, j0 + CH)], is_min, a, ix)
         pval[t] = m
         pidx[t] = j0 + mi
     for i in range(outer):

@@ -116,6 +116,17 @@ def test_ties_and_all_nan_rows(build) -> None:
             check(op, x, axis)
 
 
+@pytest.mark.parametrize("shape", [(40, 513), (9, 4095), (3, 256)])
+def test_short_rows_share_a_task(build, rng, shape) -> None:
+    # rows shorter than one 4096-element chunk are grouped into tasks with shared scratch lanes
+    x = np.round(rng.standard_normal(shape) * 2)  # many ties
+    x[1, 7] = np.nan
+    x[2, -1] = np.nan
+    for op in ("max", "min") + ARG_OPS:
+        check(op, x, 1)
+        check(op, x.astype(np.float32), -1)
+
+
 def test_first_index_across_chunks(build) -> None:
     # the extreme occurs in several 4096-element chunks: the earliest one wins
     x = np.zeros((2, 3 * 4096 + 5))
