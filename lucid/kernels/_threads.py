@@ -27,8 +27,18 @@ row-sum of a (256, 4096) array; matmul alone 0.90 ms, big row-sum alone 48 us:
      (``parallel_threshold()`` becomes infinite): serial was 1.0 ms vs 9.9 ms above.
 
 ``OMP_WAIT_POLICY`` is left alone (PASSIVE costs an ~80 us wake-up on every parallel
-kernel). The numba threading layer is numba's default choice (tbb > omp > workqueue).
-Kernels below ``parallel_threshold(kind)`` elements run their serial build (figures below).
+kernel). The numba threading layer is numba's default choice (tbb > omp > workqueue), except
+that an OpenMP runtime loaded before lucid (torch ships a libgomp.so.1 that numba then shares)
+switches numba to "workqueue" (``_avoid_foreign_openmp``). Kernels below
+``parallel_threshold(kind)`` elements run their serial build (figures below).
+
+benchmarks/kernels/interleaved.py (step = matmul, row sums of 131k and 1M, relu_backward):
+policy before numpy import 1.12 ms, numpy imported first 1.13 ms, no policy 7.4 ms
+(8.5 ms with every kernel parallel); matmul alone 0.94-1.0 ms in all three.
+Torch imported first, microseconds, workqueue (current choice) vs "omp" on torch's pool:
+1M row sum 218-239 vs 72-78, 1M row max 261-279 vs 109-120, 1M relu_backward 360-407 vs
+272-280, step with an extra torch.relu 2.04-2.27 ms vs 1.80-1.98 ms (lucid imported first,
+"omp", own libgomp: 66-80 / 110-121 / 270-285 us).
 """
 
 from __future__ import annotations
