@@ -27,15 +27,15 @@ row-sum of a (256, 4096) array; matmul alone 0.90 ms, big row-sum alone 48 us:
      (``parallel_threshold()`` becomes infinite): serial was 1.0 ms vs 9.9 ms above.
 
 ``OMP_WAIT_POLICY`` is left alone (PASSIVE costs an ~80 us wake-up on every parallel
-kernel). The numba threading layer is numba's default choice (tbb > omp > workqueue), except
-that an OpenMP runtime loaded before lucid (torch ships a libgomp.so.1 that numba then shares)
-switches numba to "workqueue" (``_avoid_foreign_openmp``). Kernels below
+kernel). The numba threading layer is numba's default choice (tbb > omp > workqueue), also
+when an OpenMP runtime was loaded before lucid (torch ships a libgomp.so.1 that numba then
+shares): "omp" on torch's pool beat a switch to "workqueue" (figures below). Kernels below
 ``parallel_threshold(kind)`` elements run their serial build (figures below).
 
 benchmarks/kernels/interleaved.py (step = matmul, row sums of 131k and 1M, relu_backward):
 policy before numpy import 1.12 ms, numpy imported first 1.13 ms, no policy 7.4 ms
 (8.5 ms with every kernel parallel); matmul alone 0.94-1.0 ms in all three.
-Torch imported first, microseconds, workqueue (current choice) vs "omp" on torch's pool:
+Torch imported first, microseconds, "workqueue" vs "omp" on torch's pool (the choice):
 1M row sum 218-239 vs 72-78, 1M row max 261-279 vs 109-120, 1M relu_backward 360-407 vs
 272-280, step with an extra torch.relu 2.04-2.27 ms vs 1.80-1.98 ms (lucid imported first,
 "omp", own libgomp: 66-80 / 110-121 / 270-285 us).
@@ -71,10 +71,13 @@ THRESHOLDS: dict[str, int] = {"elementwise": 1 << 18, "reduce": 1 << 19}
 
 _STATE: dict[str, Any] = {"configured": False}
 
-# NOTE: numba's "workqueue" layer (used when another library loaded OpenMP first) aborts the
-# process when two Python threads launch parallel regions at once, and a parallel launch
-# releases the GIL whatever the nogil flag says. Every parallel build runs under this lock
-# (reentrant: conv holds it around a sequence of launches).
+# NOTE: numba's "workqueue" layer (its fallback where neither TBB nor OpenMP is available, and
+# a user's choice via NUMBA_THREADING_LAYER) aborts the process when two Python threads launch
+# parallel regions at once, and a parallel launch releases the GIL whatever the nogil flag
+# says. Every parallel build runs under this lock (reentrant: conv holds it around a
+# sequence of launches). When torch loaded OpenMP first, numba shares torch's pool on the
+# "omp" layer: measured faster than switching to workqueue (1M-element sum 72-78 vs 218-239
+# us, the wake-up of workqueue's sleeping threads), so the layer is left alone.
 PARALLEL_LOCK = threading.RLock()
 
 
@@ -170,24 +173,7 @@ def configure() -> dict[str, Any]:
     )
     if first:
         _STATE["gomp_preloaded"] = bool(_loaded_libraries("libgomp"))
-        if _STATE["gomp_preloaded"]:
-            _avoid_foreign_openmp()
     return state()
-
-
-def _avoid_foreign_openmp() -> None:
-    """An OpenMP runtime loaded before lucid (torch does this) already read its spin
-    settings, so GOMP_SPINCOUNT cannot reach it, and numba's "omp" layer would share its
-    spinning pool. Use numba's own "workqueue" layer instead, unless the user chose one.
-    Batch-norm train fwd+bwd 64x32x28x28 after a matmul, torch imported first: median 40 ms
-    on the shared pool in one run (2.5 ms in another) vs a steady 4.3 ms on workqueue."""
-    if "NUMBA_THREADING_LAYER" in os.environ:
-        return
-    os.environ["NUMBA_THREADING_LAYER"] = "workqueue"
-    _STATE["threading_layer"] = "workqueue"
-    numba = sys.modules.get("numba")
-    if numba is not None:  # numba already read its environment
-        numba.config.THREADING_LAYER = "workqueue"
 
 
 def state() -> dict[str, Any]:

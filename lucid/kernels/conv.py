@@ -174,9 +174,9 @@ def _split(n_items: int, work: int, blas: bool = True) -> int:
     return min(CHUNKS_PER_THREAD * numba.get_num_threads(), n_items)
 
 
-# NOTE: numba's "workqueue" threading layer (lucid's choice when another library loaded
-# OpenMP first) aborts the process when two Python threads launch parallel kernels at once;
-# conv and pool launch theirs under this lock.
+# NOTE: numba's "workqueue" threading layer aborts the process when two Python threads launch
+# parallel kernels at once; conv and pool hold PARALLEL_LOCK (kernels/_threads.py) around
+# their launches.
 
 
 
