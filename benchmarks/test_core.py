@@ -24,6 +24,7 @@ S2 = rng.standard_normal(10, dtype=np.float32)
 @pytest.mark.benchmark(group="matmul 256x784@784x512")
 def test_matmul_lucid(benchmark):
     a, b = lucid.tensor(A), lucid.tensor(B)
+    a @ b
     out = benchmark(lambda: a @ b)
     np.testing.assert_allclose(out.numpy(), A @ B, rtol=1e-4, atol=1e-3)
 
@@ -47,10 +48,9 @@ def test_reduce_lucid(benchmark, op, axis):
     benchmark.group = f"{op} (256,4096) axis={axis}"
     x = lucid.tensor(R)
     f = getattr(x, op)
-    if op == "max":
-        out = benchmark(lambda: lucid.amax(x, axis))
-    else:
-        out = benchmark(lambda: f(axis))
+    run = (lambda: lucid.amax(x, axis)) if op == "max" else (lambda: f(axis))
+    run()  # compile or load the kernel outside the timed rounds
+    out = benchmark(run)
     np.testing.assert_allclose(out.numpy(), getattr(np, op)(R, axis=axis), rtol=1e-4, atol=1e-3)
 
 

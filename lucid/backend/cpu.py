@@ -20,11 +20,13 @@ from .numpy_ref import Array, NumpyBackend, _ax
 
 _F = (np.dtype(np.float32), np.dtype(np.float64))
 
-# Reductions: the kernel wrapper costs ~6 us (layout planning + dispatch) against numpy's
-# ~1 us, so small arrays stay on numpy. Float sums/means/vars over >= 256k elements run the
-# numba kernel (256x1024 float32 row sum: 25 us kernel vs 52 us numpy; 256x4096: see
-# benchmarks/test_core.py). max/min stay on numpy: its SIMD max matched or beat the kernel.
-REDUCE_MIN = 1 << 18
+# Reductions (float32, us, kernel vs numpy): the kernel wrapper costs a few us against numpy's
+# ~1 us, so small arrays stay on numpy. Sums and means from 16k elements (4.5 vs 4.8 at 16k,
+# 21 vs 61 at 256k, 46 vs 182 for a (256, 4096) row sum, torch 43); var at any float size
+# (3x at 1k, 1071 vs 86 at 1M); max/min only where the parallel build runs, from 512k
+# elements (79 vs 139 at 1M): numpy's SIMD max beats the serial kernel.
+REDUCE_MIN = 1 << 14
+EXTREMA_MIN = 1 << 19
 
 
 class CpuBackend(NumpyBackend):
@@ -46,8 +48,20 @@ class CpuBackend(NumpyBackend):
         return np.mean(x, axis=_ax(axis), keepdims=keepdims)
 
     @staticmethod
+    def max(x: Array, axis: Any = None, keepdims: bool = False) -> Array:
+        if x.size >= EXTREMA_MIN and x.dtype in _F:
+            return _red.max(x, axis, keepdims)
+        return np.max(x, axis=_ax(axis), keepdims=keepdims)
+
+    @staticmethod
+    def min(x: Array, axis: Any = None, keepdims: bool = False) -> Array:
+        if x.size >= EXTREMA_MIN and x.dtype in _F:
+            return _red.min(x, axis, keepdims)
+        return np.min(x, axis=_ax(axis), keepdims=keepdims)
+
+    @staticmethod
     def var(x: Array, axis: Any = None, correction: float = 1, keepdims: bool = False) -> Array:
-        if x.size >= REDUCE_MIN and x.dtype in _F:
+        if x.size and x.dtype in _F:
             return _red.var(x, axis, correction, keepdims)
         return np.var(x, axis=_ax(axis), ddof=correction, keepdims=keepdims)
 
