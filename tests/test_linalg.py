@@ -53,3 +53,41 @@ def test_methods_and_softmax():
                                rtol=1e-6)
     with pytest.raises(RuntimeError, match="at least 2 dimensions"):
         lucid.tril(lucid.ones(3))
+
+
+COMPOSED = [
+    ("addcmul", lambda m, x, y, z: m.addcmul(x, y, z, value=0.5), (A, A, A[::-1])),
+    ("addcdiv", lambda m, x, y, z: m.addcdiv(x, y, m.abs(z) + 1, value=2.0), (A, A, A[::-1])),
+    ("median-dim", lambda m, x: m.median(x, 1).values, (A,)),
+    ("median-keepdim", lambda m, x: m.median(x, 0, keepdim=True).values, (A,)),
+    ("unfold", lambda m, x: x.unfold(1, 2, 1) * 1.0, (A,)),
+]
+
+
+@pytest.mark.parametrize("name,fn,arrays", COMPOSED, ids=[c[0] for c in COMPOSED])
+def test_composed_gradcheck(name, fn, arrays):
+    ts = [lucid.tensor(np.ascontiguousarray(a), requires_grad=True) for a in arrays]
+    assert lucid.autograd.gradcheck(lambda *xs: fn(lucid, *xs), ts)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("name,fn,arrays", COMPOSED, ids=[c[0] for c in COMPOSED])
+def test_composed_matches_torch(name, fn, arrays):
+    torch = pytest.importorskip("torch")
+    arrs = [np.ascontiguousarray(a).astype(np.float32) for a in arrays]
+    ours = fn(lucid, *[lucid.tensor(a) for a in arrs])
+    theirs = fn(torch, *[torch.tensor(a) for a in arrs])
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_median_all_and_indices_and_stride():
+    torch = pytest.importorskip("torch")
+    a = np.array([[3.0, 1.0, 2.0, 4.0], [0.0, 5.0, 5.0, -1.0]], np.float32)
+    assert lucid.tensor(a).median().item() == torch.tensor(a).median().item()
+    assert lucid.tensor(a).median(1).indices.tolist() == torch.tensor(a).median(1).indices.tolist()
+    x = lucid.zeros(2, 3, 4)
+    assert x.stride() == (12, 4, 1) and x.transpose(0, 2).stride() == (1, 4, 12)
+    assert x.stride(-1) == 1
+    y = lucid.tensor(a)
+    y.addcmul_(y, y)
+    np.testing.assert_allclose(y.numpy(), a + a * a)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._tensor import Tensor
+from . import compose as _cmp
 from . import creation as _c
 from . import device as _dev
 from . import elementwise as _e
@@ -15,6 +16,7 @@ from . import matmul as _x
 from . import movement as _m
 from . import random as _rnd
 from . import reduce as _r
+from .compose import *  # noqa: F403
 from .creation import *  # noqa: F403
 from .device import to_device
 from .elementwise import *  # noqa: F403
@@ -114,6 +116,7 @@ _FUNCS = {
          "logsumexp", "norm", "cumsum", "cumprod", "all", "any"],
     _x: ["matmul", "mm", "bmm", "dot", "inner", "mv", "outer", "ger"],
     _la: ["tril", "triu", "diag", "diagonal", "trace", "addmm", "lerp", "diag_embed"],
+    _cmp: ["addcmul", "addcdiv", "median", "unfold", "stride"],
     _m: ["reshape", "view", "flatten", "unflatten", "permute", "transpose", "swapaxes",
          "swapdims", "t", "movedim", "moveaxis", "squeeze", "unsqueeze", "expand", "expand_as",
          "broadcast_to", "repeat", "tile", "repeat_interleave", "narrow", "split", "chunk",
@@ -127,7 +130,8 @@ for _mod, _names in _FUNCS.items():
         _METHODS.setdefault(_n, getattr(_mod, _n))
 
 _INPLACE_BINARY = ["add", "sub", "mul", "div", "pow", "remainder", "fmod", "floor_divide",
-                   "maximum", "minimum", "masked_fill", "clamp_min", "clamp_max"]
+                   "maximum", "minimum", "masked_fill", "clamp_min", "clamp_max", "addcmul",
+                   "addcdiv"]
 _INPLACE_UNARY = ["exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "reciprocal", "neg", "abs",
                   "sin", "cos", "tanh", "sigmoid", "relu", "sign", "floor", "ceil", "trunc",
                   "round", "clamp", "clip", "square", "scatter", "scatter_add",
@@ -191,7 +195,7 @@ Tensor.true_divide = Tensor.div  # type: ignore[attr-defined]
 matmul = _x
 
 __all__ = sorted({*_c.__all__, *_e.__all__, *_i.__all__, *_x.__all__, *_m.__all__,
-                  *_la.__all__,
+                  *_la.__all__, *_cmp.__all__,
                   *_rnd.__all__, *_r.__all__, "to_device", "clamp_min", "clamp_max"}
                  - {"matmul"})
 
