@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .optimizer import Optimizer, bump, check_flags, check_range, scalar_tensor, zeros_state
+from .optimizer import Optimizer, bump, check_flags, check_range, scalar_tensor, store, zeros_state
 
 __all__ = ["Adagrad"]
 
@@ -75,8 +75,6 @@ class Adagrad(Optimizer):
                     p._data, g._data, s._data, eps=group["eps"],
                     weight_decay=group["weight_decay"], clr=lr / (1 + (t - 1) * lr_decay),
                     maximize=group["maximize"])
-                p._data, s._data = out[0], out[1]
-                p._vc[0] += 1
-                s._vc[0] += 1
+                store((p, s), out)
         self._after_step()
         return loss

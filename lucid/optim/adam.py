@@ -5,7 +5,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .optimizer import Optimizer, bump, check_flags, check_range, scalar_tensor, zeros_state
+from .optimizer import (
+    Optimizer,
+    bump,
+    check_flags,
+    check_range,
+    scalar_tensor,
+    store,
+    weight_decay_split,
+    zeros_state,
+)
 
 __all__ = ["Adam", "AdamW"]
 
@@ -43,6 +52,14 @@ class Adam(Optimizer):
         check_flags(defaults)
         super().__init__(params, defaults)
 
+    @staticmethod
+    def _new_state(state: dict[str, Any], p: Any, group: dict[str, Any]) -> None:
+        state["step"] = scalar_tensor(0.0)
+        state["exp_avg"] = zeros_state(p)
+        state["exp_avg_sq"] = zeros_state(p)
+        if group["amsgrad"]:
+            state["max_exp_avg_sq"] = zeros_state(p)
+
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Update every parameter that has a gradient; returns the closure's loss, if any.
 
@@ -58,20 +75,8 @@ class Adam(Optimizer):
             wd = group["weight_decay"]
             amsgrad = group["amsgrad"]
             maximize = group["maximize"]
-            decoupled = group["decoupled_weight_decay"]
-            decay = 1.0 - lr * wd if decoupled and wd != 0 else 1.0
-            l2 = 0.0 if decoupled else wd
-            for p in group["params"]:
-                g = p.grad
-                if g is None:
-                    continue
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = scalar_tensor(0.0)
-                    state["exp_avg"] = zeros_state(p)
-                    state["exp_avg_sq"] = zeros_state(p)
-                    if amsgrad:
-                        state["max_exp_avg_sq"] = zeros_state(p)
+            decay, l2 = weight_decay_split(lr, wd, group["decoupled_weight_decay"])
+            for p, g, state in self._with_grads(group, self._new_state):
                 t = bump(state["step"])
                 m = state["exp_avg"]
                 v = state["exp_avg_sq"]
@@ -81,13 +86,7 @@ class Adam(Optimizer):
                     beta1=beta1, beta2=beta2, eps=eps, weight_decay=l2, decay=decay,
                     step_size=lr / (1 - beta1**t), bc2_sqrt=(1 - beta2**t) ** 0.5,
                     maximize=maximize)
-                p._data, m._data, v._data = out[0], out[1], out[2]
-                p._vc[0] += 1
-                m._vc[0] += 1
-                v._vc[0] += 1
-                if vm is not None:
-                    vm._data = out[3]
-                    vm._vc[0] += 1
+                store((p, m, v, vm), out)
         self._after_step()
         return loss
 

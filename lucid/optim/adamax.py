@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .optimizer import Optimizer, bump, check_flags, check_range, scalar_tensor, zeros_state
+from .optimizer import Optimizer, bump, check_flags, check_range, scalar_tensor, store, zeros_state
 
 __all__ = ["Adamax"]
 
@@ -34,6 +34,12 @@ class Adamax(Optimizer):
         check_flags(defaults)
         super().__init__(params, defaults)
 
+    @staticmethod
+    def _new_state(state: dict[str, Any], p: Any, group: dict[str, Any]) -> None:
+        state["step"] = scalar_tensor(0.0)
+        state["exp_avg"] = zeros_state(p)
+        state["exp_inf"] = zeros_state(p)
+
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Update every parameter that has a gradient; returns the closure's loss, if any.
 
@@ -45,15 +51,7 @@ class Adamax(Optimizer):
         for group in self.param_groups:
             lr = float(group["lr"])
             beta1, beta2 = (float(b) for b in group["betas"])
-            for p in group["params"]:
-                g = p.grad
-                if g is None:
-                    continue
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = scalar_tensor(0.0)
-                    state["exp_avg"] = zeros_state(p)
-                    state["exp_inf"] = zeros_state(p)
+            for p, g, state in self._with_grads(group, self._new_state):
                 t = bump(state["step"])
                 m = state["exp_avg"]
                 u = state["exp_inf"]
@@ -61,9 +59,6 @@ class Adamax(Optimizer):
                     p._data, g._data, m._data, u._data, beta1=beta1, beta2=beta2,
                     eps=group["eps"], weight_decay=group["weight_decay"],
                     clr=lr / (1 - beta1**t), maximize=group["maximize"])
-                p._data, m._data, u._data = out
-                p._vc[0] += 1
-                m._vc[0] += 1
-                u._vc[0] += 1
+                store((p, m, u), out)
         self._after_step()
         return loss

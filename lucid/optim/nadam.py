@@ -5,7 +5,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .optimizer import Optimizer, bump, check_flags, check_range, scalar_tensor, zeros_state
+from .optimizer import (
+    Optimizer,
+    bump,
+    check_flags,
+    check_range,
+    scalar_tensor,
+    store,
+    weight_decay_split,
+    zeros_state,
+)
 
 __all__ = ["NAdam"]
 
@@ -43,6 +52,13 @@ class NAdam(Optimizer):
         check_flags(defaults)
         super().__init__(params, defaults)
 
+    @staticmethod
+    def _new_state(state: dict[str, Any], p: Any, group: dict[str, Any]) -> None:
+        state["step"] = scalar_tensor(0.0)
+        state["mu_product"] = scalar_tensor(1.0)
+        state["exp_avg"] = zeros_state(p)
+        state["exp_avg_sq"] = zeros_state(p)
+
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Update every parameter that has a gradient; returns the closure's loss, if any.
 
@@ -56,19 +72,8 @@ class NAdam(Optimizer):
             beta1, beta2 = (float(b) for b in group["betas"])
             wd = group["weight_decay"]
             md = group["momentum_decay"]
-            decoupled = group["decoupled_weight_decay"]
-            decay = 1.0 - lr * wd if decoupled and wd != 0 else 1.0
-            l2 = 0.0 if decoupled else wd
-            for p in group["params"]:
-                g = p.grad
-                if g is None:
-                    continue
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = scalar_tensor(0.0)
-                    state["mu_product"] = scalar_tensor(1.0)
-                    state["exp_avg"] = zeros_state(p)
-                    state["exp_avg_sq"] = zeros_state(p)
+            decay, l2 = weight_decay_split(lr, wd, group["decoupled_weight_decay"])
+            for p, g, state in self._with_grads(group, self._new_state):
                 t = bump(state["step"])
                 mu = beta1 * (1.0 - 0.5 * (0.96 ** (t * md)))
                 mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((t + 1) * md)))
@@ -81,10 +86,7 @@ class NAdam(Optimizer):
                     c_grad=-lr * (1.0 - mu) / (1.0 - mp),
                     c_avg=(-lr * mu_next) / (1.0 - mp * mu_next),
                     maximize=group["maximize"])
-                p._data, m._data, v._data = out
-                p._vc[0] += 1
-                m._vc[0] += 1
-                v._vc[0] += 1
+                store((p, m, v), out)
         self._after_step()
         return loss
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import copy
 from collections import OrderedDict, defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from itertools import chain
 from typing import Any
 
@@ -78,6 +78,23 @@ def zeros_state(p: Tensor, fill: float = 0.0) -> Tensor:
     d = be.dtype_of(p._data)
     data = be.zeros(p._data.shape, d) if fill == 0 else be.full(p._data.shape, fill, d)
     return _make(data, be, False, None)
+
+
+def store(tensors: Iterable[Tensor | None], arrays: Iterable[Any]) -> None:
+    """Adopt each update result as its tensor's data (None slots skipped), bumping versions:
+    the tensors keep their identity, so references held elsewhere stay valid."""
+    for t, a in zip(tensors, arrays):
+        if t is not None:
+            t._data = a
+            t._vc[0] += 1
+
+
+def weight_decay_split(lr: float, wd: float, decoupled: bool) -> tuple[float, float]:
+    """``(decay, l2)``: decoupled weight decay multiplies the parameter by ``decay``;
+    otherwise ``l2 * p`` is added to the gradient."""
+    if decoupled:
+        return (1.0 - lr * wd if wd != 0 else 1.0), 0.0
+    return 1.0, wd
 
 
 def _typename(obj: Any) -> str:
@@ -287,6 +304,20 @@ class Optimizer:
             return None
         with enable_grad():
             return closure()
+
+    def _with_grads(self, group: dict[str, Any],
+                    init: Callable[[dict[str, Any], Tensor, dict[str, Any]], None]
+                    ) -> Iterator[tuple[Tensor, Tensor, dict[str, Any]]]:
+        """``(param, grad, state)`` for each parameter of ``group`` that has a gradient;
+        ``init(state, param, group)`` fills an empty state first."""
+        for p in group["params"]:
+            g = p.grad
+            if g is None:
+                continue
+            state = self.state[p]
+            if len(state) == 0:
+                init(state, p, group)
+            yield p, g, state
 
     def _after_step(self) -> None:
         for hook in list(self._optimizer_step_post_hooks.values()):

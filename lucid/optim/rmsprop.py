@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .optimizer import Optimizer, bump, check_flags, check_range, scalar_tensor, zeros_state
+from .optimizer import Optimizer, bump, check_flags, check_range, scalar_tensor, store, zeros_state
 
 __all__ = ["RMSprop"]
 
@@ -43,6 +43,15 @@ class RMSprop(Optimizer):
         check_flags(defaults)
         super().__init__(params, defaults)
 
+    @staticmethod
+    def _new_state(state: dict[str, Any], p: Any, group: dict[str, Any]) -> None:
+        state["step"] = scalar_tensor(0.0)
+        state["square_avg"] = zeros_state(p)
+        if group["momentum"] > 0:
+            state["momentum_buffer"] = zeros_state(p)
+        if group["centered"]:
+            state["grad_avg"] = zeros_state(p)
+
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Update every parameter that has a gradient; returns the closure's loss, if any.
 
@@ -55,18 +64,7 @@ class RMSprop(Optimizer):
             lr = float(group["lr"])
             momentum = group["momentum"]
             centered = group["centered"]
-            for p in group["params"]:
-                g = p.grad
-                if g is None:
-                    continue
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = scalar_tensor(0.0)
-                    state["square_avg"] = zeros_state(p)
-                    if momentum > 0:
-                        state["momentum_buffer"] = zeros_state(p)
-                    if centered:
-                        state["grad_avg"] = zeros_state(p)
+            for p, g, state in self._with_grads(group, self._new_state):
                 bump(state["step"])
                 sq = state["square_avg"]
                 ga = state["grad_avg"] if centered else None
@@ -76,12 +74,6 @@ class RMSprop(Optimizer):
                     None if buf is None else buf._data, lr=lr, alpha=group["alpha"],
                     eps=group["eps"], weight_decay=group["weight_decay"], momentum=momentum,
                     maximize=group["maximize"])
-                p._data, sq._data = out[0], out[1]
-                p._vc[0] += 1
-                sq._vc[0] += 1
-                for t, a in ((ga, out[2]), (buf, out[3])):
-                    if t is not None:
-                        t._data = a
-                        t._vc[0] += 1
+                store((p, sq, ga, buf), out)
         self._after_step()
         return loss

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .optimizer import Optimizer, check_flags, zeros_state
+from .optimizer import Optimizer, check_flags, store, zeros_state
 
 __all__ = ["SGD"]
 
@@ -75,11 +75,7 @@ class SGD(Optimizer):
                     p._data, g._data, None if buf_t is None else buf_t._data, lr=lr,
                     momentum=momentum, dampening=dampening, weight_decay=wd,
                     nesterov=nesterov, maximize=maximize, first=first)
-                p._data = out[0]
-                p._vc[0] += 1
-                if buf_t is not None:
-                    buf_t._data = out[1]
-                    buf_t._vc[0] += 1
+                store((p, buf_t), out)
         self._after_step()
         return loss
 
