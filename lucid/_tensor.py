@@ -86,11 +86,12 @@ class Tensor:
 
         be = get_backend(device)
         d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
-        if len(args) == 1 and not isinstance(args[0], int):
+        if len(args) == 1 and isinstance(args[0], Size):
+            data = be.zeros(tuple(args[0]), d)
+        elif len(args) == 1 and not isinstance(args[0], int):
             data = _to_array(args[0], d, be)
-        else:
-            shape = tuple(args[0]) if len(args) == 1 and not isinstance(args[0], int) else args
-            data = be.zeros(tuple(int(s) for s in shape), d)
+        else:  # sizes; ``Tensor()`` is an empty 1-D tensor, as in PyTorch
+            data = be.zeros(tuple(int(s) for s in args) if args else (0,), d)
         _init(self, data, be, False, None)
         if requires_grad:
             self.requires_grad_(True)

@@ -65,8 +65,7 @@ class no_grad(_GradModeBase):
     _mode = False
 
     def __init__(self, orig_func: Callable[..., Any] | None = None) -> None:
-        # allows both ``@no_grad`` and ``@no_grad()``
-        self._orig = orig_func
+        pass  # ``__new__`` handles both ``@no_grad`` and ``@no_grad()``
 
     def __new__(cls, orig_func: Callable[..., Any] | None = None):  # type: ignore[no-untyped-def]
         self = super().__new__(cls)

@@ -60,10 +60,7 @@ class Reshape(Op):
 
 def reshape(input: Tensor, *shape: Any) -> Tensor:
     """The same data with a new shape (one entry may be -1)."""
-    s = _infer_shape(shape_arg(shape), input.numel())
-    if s == tuple(input._data.shape):
-        return Reshape.apply(input, s, False)
-    return Reshape.apply(input, s, False)
+    return Reshape.apply(input, _infer_shape(shape_arg(shape), input.numel()), False)
 
 
 def view(input: Tensor, *shape: Any) -> Tensor:
