@@ -7,9 +7,9 @@ from typing import Any
 from ... import _dtype, ops
 from ..._tensor import Tensor
 from .. import functional as F
-from .. import init
 from ..module import Module
-from ..parameter import Buffer, Parameter
+from ..parameter import Buffer
+from .normalization import affine_params, reset_affine
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "InstanceNorm1d", "InstanceNorm2d"]
 
@@ -29,15 +29,7 @@ class _NormBase(Module):
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
-        if affine:
-            self.weight = Parameter(ops.empty(num_features, device=device, dtype=dtype))
-            if bias:
-                self.bias = Parameter(ops.empty(num_features, device=device, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        affine_params(self, num_features, affine, bias, device, dtype)
         if track_running_stats:
             self.running_mean = Buffer(ops.zeros(num_features, device=device, dtype=dtype))
             self.running_var = Buffer(ops.ones(num_features, device=device, dtype=dtype))
@@ -69,10 +61,7 @@ class _NormBase(Module):
             bn.reset_parameters()
         """
         self.reset_running_stats()
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        reset_affine(self)
 
     def _check_input_dim(self, input: Tensor) -> None:
         raise NotImplementedError

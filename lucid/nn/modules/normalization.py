@@ -14,6 +14,28 @@ from ..parameter import Parameter
 __all__ = ["LayerNorm", "GroupNorm", "RMSNorm"]
 
 
+def affine_params(m: Module, shape: Any, affine: bool, bias: bool, device: Any, dtype: Any
+                  ) -> None:
+    """Register ``weight`` (and ``bias`` unless ``bias=False``) of ``shape``, or None slots."""
+    if affine:
+        m.weight = Parameter(ops.empty(shape, device=device, dtype=dtype))
+        if bias:
+            m.bias = Parameter(ops.empty(shape, device=device, dtype=dtype))
+        else:
+            m.register_parameter("bias", None)
+    else:
+        m.register_parameter("weight", None)
+        m.register_parameter("bias", None)
+
+
+def reset_affine(m: Module) -> None:
+    """Weight to ones, bias to zeros (each when present)."""
+    if m.weight is not None:
+        init.ones_(m.weight)
+    if m.bias is not None:
+        init.zeros_(m.bias)
+
+
 class LayerNorm(Module):
     """Normalise over the last ``len(normalized_shape)`` dims, as ``torch.nn.LayerNorm``.
 
@@ -32,16 +54,7 @@ class LayerNorm(Module):
         self.normalized_shape = tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(ops.empty(self.normalized_shape, device=device, dtype=dtype))
-            if bias:
-                self.bias = Parameter(ops.empty(self.normalized_shape, device=device,
-                                                dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        affine_params(self, self.normalized_shape, elementwise_affine, bias, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
@@ -51,10 +64,7 @@ class LayerNorm(Module):
 
             ln.reset_parameters()
         """
-        if self.elementwise_affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        reset_affine(self)
 
     def forward(self, input: Tensor) -> Tensor:
         """Apply layer norm.
@@ -95,15 +105,7 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        if affine:
-            self.weight = Parameter(ops.empty(num_channels, device=device, dtype=dtype))
-            if bias:
-                self.bias = Parameter(ops.empty(num_channels, device=device, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        affine_params(self, num_channels, affine, bias, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
@@ -113,10 +115,7 @@ class GroupNorm(Module):
 
             gn.reset_parameters()
         """
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        reset_affine(self)
 
     def forward(self, input: Tensor) -> Tensor:
         """Apply group norm.
