@@ -115,7 +115,7 @@ class Op:
                 if views is None:
                     views = base._views = []
                 views.append(_weakref(t))
-            if not getattr(be, "views_share_memory", True):
+            if not be.views_share_memory:
                 be.track_view(base._data, t)  # a copy: in-place writes keep it in step
         return t
 

@@ -27,6 +27,7 @@ class NumpyBackend:
 
     name = "numpy"
     array_type = np.ndarray
+    views_share_memory = True  # basic-index views alias their base (MLX copies instead)
 
     def __init__(self) -> None:
         self.device = device(self.name)

@@ -81,7 +81,7 @@ def sync_views(t: Tensor) -> None:
     a view's values into its base, and give every live view of the base (or of an alias of
     it) its new values."""
     be = t._be
-    if getattr(be, "views_share_memory", True):
+    if be.views_share_memory:
         return
     base, chain = t._base, t._view_ops
     if base is None:  # an alias (detach, .data) of a view holds the view's array object
@@ -101,7 +101,7 @@ def sync_views(t: Tensor) -> None:
 def _write_region(be: Any, base: Any, chain: tuple, value: Any) -> Any:
     """A copy of the array ``base`` with the region that ``chain`` selects set to ``value``."""
     out = be.copy(base)
-    if getattr(be, "views_share_memory", True):
+    if be.views_share_memory:
         dst = _view_of(be, out, chain)
         if not be.shares_memory(dst, out):
             raise RuntimeError("in-place write through this view is not supported; clone() it "
