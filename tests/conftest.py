@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import inspect
 import os
+import re
 import sys
+import types
 
 import numpy as np
 import pytest
@@ -36,3 +39,33 @@ def _lucid_state() -> object:
 def torch() -> object:
     """The torch module, or a skip when it is not installed."""
     return pytest.importorskip("torch")
+
+
+_TORCH_IN_BODY = re.compile(
+    r"""importorskip\(\s*["'](?:torch|safetensors\.torch)["']|^\s*import torch\b""", re.MULTILINE)
+
+
+def _uses_torch(item: pytest.Item) -> bool:
+    """Whether a test compares against torch: through a fixture that is (or depends on) the
+    ``torch`` fixture, a module that imported torch at import time, or a body that imports it."""
+    if "torch" in getattr(item, "fixturenames", ()):  # the closure: fixtures using it count
+        return True
+    module = getattr(item, "module", None)
+    if isinstance(getattr(module, "torch", None), types.ModuleType):
+        return True
+    fn = getattr(item, "function", None)
+    if fn is None:
+        return False
+    try:
+        src = inspect.getsource(fn)
+    except (OSError, TypeError):
+        return False
+    return _TORCH_IN_BODY.search(src) is not None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Every test that needs torch is a parity test, wherever it lives, so ``-m parity`` runs
+    exactly the tests a torch-free run skips."""
+    for item in items:
+        if _uses_torch(item):
+            item.add_marker(pytest.mark.parity)

@@ -26,11 +26,3 @@ def both(torch: object) -> object:
 
     return run
 
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Tests that compare against torch (through ``both`` or ``torch``) are parity tests."""
-    here = os.path.dirname(__file__)
-    for item in items:
-        if str(item.path).startswith(here) and {"both", "torch"} & set(
-                getattr(item, "fixturenames", ())):
-            item.add_marker(pytest.mark.parity)
