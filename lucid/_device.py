@@ -51,6 +51,9 @@ class device:
     def __hash__(self) -> int:
         return hash(self.type)
 
+    def __reduce__(self) -> tuple:
+        return (device, (self.type, self.index))
+
 
 def device_name(d: object) -> str:
     """The backend key for a device spec: a ``device``, a string, or None (-> "cpu")."""

@@ -351,6 +351,32 @@ class Tensor:
         self._rg = False
         return self
 
+    # ---- pickling ------------------------------------------------------------------------------
+    def __reduce_ex__(self, protocol: Any) -> tuple:
+        """Pickle by device name, values, ``requires_grad``, class and instance attributes.
+
+        NOTE: the backend object holds process state, so it is never pickled; unpickling
+        looks it up again with ``get_backend(name)``. As in PyTorch, ``.grad`` and the graph
+        are dropped (a non-leaf comes back as a leaf) and ``copy.copy`` shares the values.
+        """
+        be = self._be
+        data = self._data
+        if not isinstance(data, np.ndarray):
+            data = np.array(be.to_numpy(data))
+        state = {k: v for k, v in getattr(self, "__dict__", {}).items()
+                 if k not in ("_base", "_view_ops", "_views", "_hooks", "_post_hooks")}
+        return (type(self)._from_pickle, (data, be.name, bool(self._rg), state))
+
+    @classmethod
+    def _from_pickle(cls, data: np.ndarray, device_name: str, requires_grad: bool,
+                     state: dict) -> Tensor:
+        be = get_backend(device_name)
+        t = _object_new(cls)
+        _init(t, be.from_numpy(np.asarray(data)), be, requires_grad, None)
+        if state:
+            t.__dict__.update(state)
+        return t
+
 
 def _init(t: Tensor, data: Any, be: Any, rg: bool, fn: Any) -> None:
     t._data = data
