@@ -282,7 +282,15 @@ class NumpyBackend:
 
     @staticmethod
     def sort(x: Array, axis: int = -1, descending: bool = False) -> tuple[Array, Array]:
-        idx = np.argsort(-x if descending else x, axis=axis, kind="stable")
+        # NOTE: descending is the stable ascending order of the reversed axis, read backwards:
+        # NaN (last ascending, as in torch) comes first, ties keep their order, and no
+        # negation wraps unsigned or fails on bool
+        if not descending:
+            idx = np.argsort(x, axis=axis, kind="stable")
+        else:
+            n = x.shape[axis]
+            idx = np.flip(np.argsort(np.flip(x, axis), axis=axis, kind="stable"), axis)
+            idx = n - 1 - idx
         return np.take_along_axis(x, idx, axis), idx
 
     # ---- linear algebra -----------------------------------------------------------------

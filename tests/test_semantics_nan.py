@@ -1,0 +1,94 @@
+"""NaN in ordering ops ranks as PyTorch ranks it: larger than every number (first for
+``largest=True`` / ``descending=True``, last ascending), and max/argmax propagate it."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import lucid
+
+NAN = float("nan")
+X = [1.0, NAN, 3.0, NAN, 2.0]
+DEVICES = ("cpu", "numpy", "gpu")
+
+
+def _t(values: list, device: str, dtype: object = None) -> lucid.Tensor:
+    if device == "gpu":
+        pytest.importorskip("mlx")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return lucid.tensor(values, dtype=dtype, device=device)
+
+
+def _eq(t: lucid.Tensor, want: list) -> None:
+    np.testing.assert_array_equal(t.numpy(), np.array(want, dtype=t.numpy().dtype))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_topk_ranks_nan_largest(device: str) -> None:
+    v, i = lucid.topk(_t(X, device), 2)
+    _eq(v, [NAN, NAN])
+    _eq(i, [1, 3])
+    v, i = lucid.topk(_t(X, device), 3, largest=False)
+    _eq(v, [1.0, 2.0, 3.0])
+    _eq(i, [0, 4, 2])
+    v, _ = lucid.topk(_t(X, device), 4, largest=False)
+    _eq(v, [1.0, 2.0, 3.0, NAN])
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_sort_and_argsort_put_nan_last_ascending_first_descending(device: str) -> None:
+    x = _t(X, device)
+    v, i = lucid.sort(x)
+    _eq(v, [1.0, 2.0, 3.0, NAN, NAN])
+    _eq(i, [0, 4, 2, 1, 3])
+    v, i = lucid.sort(x, descending=True)
+    _eq(v, [NAN, NAN, 3.0, 2.0, 1.0])
+    _eq(i, [1, 3, 2, 4, 0])
+    _eq(lucid.argsort(x, descending=True), [1, 3, 2, 4, 0])
+    m = _t([[3.0, NAN], [NAN, -1.0]], device)
+    _eq(lucid.sort(m, 0, descending=True).values, [[NAN, NAN], [3.0, -1.0]])
+    _eq(lucid.topk(m, 1, dim=1).indices, [[1], [0]])
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_descending_sort_of_unsigned_and_bool_and_ties(device: str) -> None:
+    v, i = lucid.sort(_t([0, 1, 2, 1, 0], device, lucid.uint8), descending=True)
+    _eq(v, [2, 1, 1, 0, 0])
+    _eq(i, [2, 1, 3, 0, 4])  # ties keep their order
+    v, i = lucid.sort(_t([True, False, True], device), descending=True)
+    _eq(v, [True, True, False])
+    _eq(i, [0, 2, 1])
+    _eq(lucid.topk(_t([5, 200, 7], device, lucid.uint8), 2).values, [200, 7])
+    v, _ = lucid.sort(_t([-np.inf, NAN, np.inf], device), descending=True)
+    _eq(v, [NAN, np.inf, -np.inf])
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_max_min_and_argmax_propagate_nan(device: str) -> None:
+    x = _t(X, device)
+    assert np.isnan(x.max().item()) and np.isnan(x.min().item())
+    assert x.argmax().item() == 1 and x.argmin().item() == 1
+    v, i = lucid.max(x.view(1, 5), 1)
+    assert np.isnan(v.item()) and i.item() == 1
+    v, i = lucid.min(x.view(1, 5), 1)
+    assert np.isnan(v.item()) and i.item() == 1
+    assert np.isnan(lucid.amax(x).item()) and np.isnan(lucid.amin(x).item())
+
+
+@pytest.mark.parity
+def test_nan_ordering_matches_torch(torch: object) -> None:
+    t = torch.tensor(X)  # type: ignore[attr-defined]
+    x = lucid.tensor(X)
+    for ours, theirs in (
+            (lucid.topk(x, 2), torch.topk(t, 2)),  # type: ignore[attr-defined]
+            (lucid.topk(x, 3, largest=False), torch.topk(t, 3, largest=False)),  # type: ignore
+            (lucid.sort(x), torch.sort(t)),  # type: ignore[attr-defined]
+            (lucid.sort(x, descending=True), torch.sort(t, descending=True)),  # type: ignore
+            (lucid.max(x.view(1, 5), 1), torch.max(t.view(1, 5), 1))):  # type: ignore
+        np.testing.assert_array_equal(ours[0].numpy(), theirs[0].numpy())
+        np.testing.assert_array_equal(ours[1].numpy(), theirs[1].numpy())
+    assert x.argmax().item() == t.argmax().item()
