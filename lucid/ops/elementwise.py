@@ -209,6 +209,7 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
         t = a if isinstance(a, Tensor) else b
         if t.dtype.is_floating_point:
             return trunc(_binary(Div, a, b))
+        _no_integer_zero_divisor(a, b)
         q = _binary(Div, _to_float(a), _to_float(b))
         return cast(trunc(q), t.dtype)
     raise RuntimeError(
@@ -217,16 +218,37 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
     )
 
 
+def _no_integer_zero_divisor(a: Any, b: Any) -> None:
+    """Integer ``//``, ``%``, ``fmod`` and rounded ``div`` by zero raise as torch does on cpu
+    (numpy would return 0 with a warning; MLX garbage); ``a``, ``b`` are already coerced."""
+    if isinstance(b, Tensor):
+        d = b.dtype
+        if d.is_floating_point or d is _dtype.bool_:
+            return
+        be = b._be
+        if be.item(be.any(be.eq(b._data, 0))):
+            raise RuntimeError("ZeroDivisionError")
+    elif isinstance(a, Tensor) and isinstance(b, int) and b == 0 \
+            and not a.dtype.is_floating_point:
+        raise RuntimeError("ZeroDivisionError")
+
+
 def floor_divide(input: Any, other: Any) -> Tensor:
-    return _binary(ZeroGrad, input, other, fn="floordiv")
+    a, b = coerce(input, other)
+    _no_integer_zero_divisor(a, b)
+    return _binary(ZeroGrad, a, b, fn="floordiv")
 
 
 def remainder(input: Any, other: Any) -> Tensor:
-    return _binary(Remainder, input, other)
+    a, b = coerce(input, other)
+    _no_integer_zero_divisor(a, b)
+    return _binary(Remainder, a, b)
 
 
 def fmod(input: Any, other: Any) -> Tensor:
-    return _binary(Fmod, input, other)
+    a, b = coerce(input, other)
+    _no_integer_zero_divisor(a, b)
+    return _binary(Fmod, a, b)
 
 
 def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001
