@@ -13,6 +13,7 @@ import pytest
 
 import lucid
 import lucid.nn as nn
+from lucid._checkpoint_format import HEADER_CRC_KEY, _header_crc
 from lucid.serialization import CheckpointError
 
 
@@ -171,9 +172,14 @@ def test_wrong_header(tmp_path):
 
 
 def _rewrite_header(raw: bytes, edit) -> bytes:
+    """Edit the header and stamp a matching header checksum, as a hostile writer would."""
     (n,) = struct.unpack("<Q", raw[:8])
     header = json.loads(raw[8:8 + n])
     edit(header)
+    try:
+        header["__metadata__"][HEADER_CRC_KEY] = _header_crc(header)
+    except (KeyError, TypeError):
+        pass
     new = json.dumps(header).encode()
     return struct.pack("<Q", len(new)) + new + raw[8 + n:]
 
