@@ -14,7 +14,7 @@ from weakref import ref as _weakref
 from .._tensor import Tensor, _make
 from . import grad_mode
 
-__all__ = ["Op", "Function", "FunctionCtx"]
+__all__ = ["Op", "Function", "FunctionCtx", "also_saved"]
 
 _grad_on = grad_mode._state
 
@@ -35,9 +35,13 @@ class Op:
     is set before ``forward`` runs (None where no gradient is wanted), so a forward can save
     only what the wanted gradients need. Arrays that the backward needs go in ``self.saved``
     (a tuple); backward checks that no input or output saved there (by identity) was changed
-    in place since. ``saves_output`` marks ops whose backward uses a view of the output that
-    is not itself in ``saved``. ``is_view`` marks ops whose output aliases the first input
-    (a forward that had to copy sets ``self.copied``); such ops take one tensor.
+    in place since. An op that saves anything also has its integer and bool tensor inputs
+    (indices, targets, masks) covered by that check, however it keeps them: a backward that
+    read an edited index would compute wrong gradients or read out of bounds. Ops that read
+    an index in backward therefore list it in ``saved``. ``saves_output`` marks ops whose
+    backward uses a view of the output that is not itself in ``saved``. ``is_view`` marks
+    ops whose output aliases the first input (a forward that had to copy sets
+    ``self.copied``); such ops take one tensor.
     """
 
     saved: tuple = ()
@@ -56,6 +60,7 @@ class Op:
         datas = []
         parents = []
         need = False
+        held = None  # tensors that need no gradient: integer ones are covered below
         for a in args:
             if isinstance(a, Tensor):
                 if be is None:
@@ -68,6 +73,10 @@ class Op:
                     parents.append(a.grad_fn or a)
                 else:
                     parents.append(None)
+                    if held is None:
+                        held = [a]
+                    else:
+                        held.append(a)
             else:
                 datas.append(a)
                 parents.append(None)
@@ -78,7 +87,8 @@ class Op:
             t = _make(out, be, True, fn)
             saved = fn.saved
             if saved:
-                vcs = []
+                vcs = [] if held is None else [(a._vc, a._vc[0]) for a in held
+                                               if not be.dtype_of(a._data).is_floating_point]
                 for a in args:
                     if isinstance(a, Tensor):
                         d = a._data
@@ -148,6 +158,17 @@ class Op:
 
     def backward(self, grad: Any) -> Any:  # pragma: no cover - abstract
         raise NotImplementedError
+
+
+def also_saved(out: Tensor, extra: Tensor) -> Tensor:
+    """Cover ``extra``, a tensor returned beside ``out`` that ``out``'s backward reads (the
+    indices of a max pool), by the version check; returns ``extra``."""
+    fn = out.grad_fn
+    if fn is not None and fn._vcs is not None:
+        fn._vcs.append((extra._vc, extra._vc[0]))
+    elif fn is not None:
+        fn._vcs = [(extra._vc, extra._vc[0])]
+    return extra
 
 
 class _AccumulateGrad:

@@ -88,14 +88,16 @@ def _max_pool_2x2(x, out, idx):
                 ip[oh, ow] = at
 
 
-def _max_pool_backward(gy, idx, dx):
+def _max_pool_backward(gy, idx, dx, bad):
     """Scatter each output gradient to the input position that held the maximum.
 
     for p in prange(P):
         dx[p] = 0
-        for o:  dx[p, idx[p, o]] += gy[p, o]
+        for o:  if 0 <= idx[p, o] < HW: dx[p, idx[p, o]] += gy[p, o]
+                else: bad[p] = True        # never written through: the caller raises
     """
     P, L = gy.shape
+    hw = dx.shape[1]
     zero = dx.dtype.type(0)
     for p in prange(P):
         d = dx[p]
@@ -103,7 +105,11 @@ def _max_pool_backward(gy, idx, dx):
         g = gy[p]
         ix = idx[p]
         for o in range(L):
-            d[ix[o]] += g[o]
+            j = ix[o]
+            if j < 0 or j >= hw:
+                bad[p] = True
+            else:
+                d[j] += g[o]
 
 
 def _avg_pool(x, hs, he, ws, we, divh, divw, out):
@@ -171,7 +177,7 @@ def _sig_max2(T):
 
 
 def _sig_max_bwd(T):
-    return (T[:, ::1], nbt.int64[:, ::1], T[:, ::1])
+    return (T[:, ::1], nbt.int64[:, ::1], T[:, ::1], nbt.boolean[::1])
 
 
 def _sig_avg(T):

@@ -143,8 +143,19 @@ def max_pool2d_backward(gy: np.ndarray, idx: np.ndarray, input_shape: Sequence[i
         return np.zeros((n, c, h, w), gy.dtype)
     g2 = np.ascontiguousarray(gy).reshape(n * c, -1)
     i2 = np.ascontiguousarray(idx, dtype=np.int64).reshape(n * c, -1)
-    _call(K.MAX_POOL_BACKWARD, g2, i2, dx)
+    bad = np.zeros(n * c, np.bool_)
+    _call(K.MAX_POOL_BACKWARD, g2, i2, dx, bad)
+    if bad.any():
+        check_max_indices(i2, h, w)
     return dx.reshape(n, c, h, w)
+
+
+def check_max_indices(idx: np.ndarray, h: int, w: int) -> None:
+    """Raise IndexError naming the first max-pool index outside an (h, w) input plane."""
+    wrong = idx[(idx < 0) | (idx >= h * w)]
+    if wrong.size:
+        raise IndexError(f"found an invalid max index: {int(wrong.flat[0])} (input planes are "
+                         f"of size {h}x{w})")
 
 
 def _avg_params(x_hw: Sequence[int], out_hw: Pair, kernel_size: Pair, stride: Pair,

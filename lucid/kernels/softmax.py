@@ -164,6 +164,7 @@ def cross_entropy_backward(
     x = np.ascontiguousarray(x)
     rows, n = x.shape
     t = np.ascontiguousarray(target, dtype=np.int64).reshape(-1)
+    check_targets(t, n, ignore_index)  # the kernel reads x[i, t[i]]: never out of bounds
     w = _prep_weight(weight, x.dtype)
     g = np.empty(rows, x.dtype)  # writable: a read-only array would compile another overload
     g[...] = grow

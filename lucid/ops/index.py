@@ -16,11 +16,13 @@ from ._util import norm_dim, shape_of, sum_to, wrap
 _BASIC = (int, slice, type(None), type(Ellipsis))
 
 
-def _convert_index(idx: Any, be: Any) -> tuple[Any, bool]:
-    """Backend-ready index and whether it is basic (a view: ints, slices, None, ...)."""
+def _convert_index(idx: Any, be: Any) -> tuple[Any, bool, tuple[Tensor, ...]]:
+    """Backend-ready index, whether it is basic (a view: ints, slices, None, ...), and the
+    index tensors in it (a backward that reads them must see them unchanged)."""
     items = idx if isinstance(idx, tuple) else (idx,)
     basic = True
     out = []
+    held = []
     for it in items:
         if isinstance(it, Tensor):
             if it._be is not be and it._be.name == "cpu" and be.name == "gpu":
@@ -37,6 +39,7 @@ def _convert_index(idx: Any, be: Any) -> tuple[Any, bool]:
                     "tensors used as indices must be long, int, byte or bool tensors"
                 )
             out.append(it._data)
+            held.append(it)
             basic = False
         elif isinstance(it, (list, np.ndarray)):
             a = np.asarray(it)
@@ -56,7 +59,7 @@ def _convert_index(idx: Any, be: Any) -> tuple[Any, bool]:
                 "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
                 f"are valid indices (got {type(it).__name__})"
             )
-    return tuple(out), basic
+    return tuple(out), basic, tuple(held)
 
 
 def _mask_error(items: tuple, shape: tuple[int, ...]) -> IndexError | None:
@@ -120,37 +123,42 @@ class GetItemView(Op):
 
 
 class GetItemAdvanced(Op):
-    def forward(self, x, idx):
-        self.shape, self.idx = x.shape, idx
+    # the index tensors inside ``idx`` follow as inputs, so the version check covers them
+    def forward(self, x, idx, *held):
+        self.shape = x.shape
+        self.saved = (idx,)
         return self.be.getitem(x, idx)
 
     def backward(self, g):
         # scatter-add so repeated indices accumulate
-        return self.be.index_add(self.shape, self.idx, g), None
+        return (self.be.index_add(self.shape, self.saved[0], g),) + (None,) * len(self.parents)
 
 
 def getitem(input: Tensor, idx: Any) -> Tensor:
     """``x[idx]`` with ints, slices, None, Ellipsis, bool masks and integer tensors."""
-    bidx, basic = _convert_index(idx, input._be)
+    bidx, basic, held = _convert_index(idx, input._be)
     try:
-        return (GetItemView if basic else GetItemAdvanced).apply(input, bidx)
+        if basic:
+            return GetItemView.apply(input, bidx)
+        return GetItemAdvanced.apply(input, bidx, *held)
     except IndexError as e:
         raise _index_error(e, input.shape, bidx) from None
 
 
 class SetItem(Op):
-    def forward(self, x, v, idx):
-        self.idx = idx
+    def forward(self, x, v, idx, *held):
         self.sv = shape_of(v)
+        self.saved = (idx,)
         return self.be.setitem(self.be.copy(x), idx, v)
 
     def backward(self, g):
         be = self.be
-        gx = be.setitem(be.copy(g), self.idx, 0) if self.parents[0] is not None else None
+        (idx,) = self.saved
+        gx = be.setitem(be.copy(g), idx, 0) if self.parents[0] is not None else None
         gv = None
         if self.parents[1] is not None:
-            gv = sum_to(be, be.getitem(g, self.idx), self.sv)
-        return gx, gv, None
+            gv = sum_to(be, be.getitem(g, idx), self.sv)
+        return (gx, gv) + (None,) * (len(self.parents) - 2)
 
 
 def setitem(input: Tensor, idx: Any, value: Any) -> None:
@@ -158,7 +166,7 @@ def setitem(input: Tensor, idx: Any, value: Any) -> None:
     from .inplace import inplace
 
     be = input._be
-    bidx, basic = _convert_index(idx, be)
+    bidx, basic, held = _convert_index(idx, be)
     if isinstance(value, Tensor):
         if value._be is not be:
             from ..autograd.function import _device_mismatch
@@ -169,7 +177,7 @@ def setitem(input: Tensor, idx: Any, value: Any) -> None:
 
             value = cast(value, input.dtype)
     try:
-        inplace(input, lambda src: SetItem.apply(src, value, bidx), (value,))
+        inplace(input, lambda src: SetItem.apply(src, value, bidx, *held), (value,))
     except IndexError as e:
         raise _index_error(e, input.shape, bidx) from None
     except ValueError as e:
@@ -186,11 +194,13 @@ def setitem(input: Tensor, idx: Any, value: Any) -> None:
 
 class IndexSelect(Op):
     def forward(self, x, idx, axis):
-        self.shape, self.idx, self.axis = x.shape, idx, axis
+        idx = self.be.reshape(idx, (-1,))
+        self.shape, self.axis = x.shape, axis
+        self.saved = (idx,)
         return self.be.take(x, idx, axis)
 
     def backward(self, g):
-        full = (slice(None),) * self.axis + (self.idx,)
+        full = (slice(None),) * self.axis + self.saved
         return self.be.index_add(self.shape, full, g), None, None
 
 
@@ -213,10 +223,10 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     d = norm_dim(dim, input.ndim)
     n = input.shape[d] if input.ndim else 1
     lo, hi = _bounds(index)
-    if lo < -n or hi >= n:
-        raise IndexError(f"index out of range in self (index {hi}, size {n} at "
-                         f"dimension {d})")
-    return IndexSelect.apply(input, index._be.reshape(index._data, (-1,)), d)
+    if lo < 0 or hi >= n:
+        raise IndexError(f"index out of range in self (index {hi if hi >= n else lo}, size {n} "
+                         f"at dimension {d})")
+    return IndexSelect.apply(input, index, d)
 
 
 def _bounds(index: Tensor) -> tuple[int, int]:
@@ -230,11 +240,12 @@ def _bounds(index: Tensor) -> tuple[int, int]:
 
 class Gather(Op):
     def forward(self, x, idx, axis):
-        self.shape, self.idx, self.axis = x.shape, idx, axis
+        self.shape, self.axis = x.shape, axis
+        self.saved = (idx,)
         return self.be.take_along_axis(x, idx, axis)
 
     def backward(self, g):
-        return self.be.scatter_add(self.shape, self.idx, g, self.axis), None, None
+        return self.be.scatter_add(self.shape, self.saved[0], g, self.axis), None, None
 
 
 def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
@@ -250,46 +261,45 @@ def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
                 f"Size does not match at dimension {k} expected index {list(index.shape)} to be "
                 f"no larger than self {list(input.shape)} apart from dimension {d}"
             )
-    lo, hi = _bounds(index)
-    n = input.shape[d]
-    if lo < -n or hi >= n:
-        raise RuntimeError(f"index {hi} is out of bounds for dimension {d} with "
-                           f"size {n}")
+    _check_range(index, input, d)
     x = input
     if any(index.shape[k] < input.shape[k] for k in range(input.ndim) if k != d):
         x = getitem(input, tuple(slice(0, index.shape[k]) if k != d else slice(None)
                                  for k in range(input.ndim)))
-    return Gather.apply(x, index._data, d)
+    return Gather.apply(x, index, d)
 
 
 def _check_range(index: Tensor, input: Tensor, d: int) -> None:
+    """torch's bounds for gather/scatter: ``0 <= index < size`` (no negative wrap-around)."""
     lo, hi = _bounds(index)
     n = input.shape[d] if input.ndim else 1
-    if lo < -n or hi >= n:
+    if lo < 0 or hi >= n:
         bad = hi if hi >= n else lo
         raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {n}")
 
 
 class ScatterAdd(Op):
     def forward(self, x, src, idx, axis):
-        self.idx, self.axis = idx, axis
+        self.axis = axis
+        self.saved = (idx,)
         return self.be.add(x, self.be.scatter_add(x.shape, idx, src, axis))
 
     def backward(self, g):
-        gs = self.be.take_along_axis(g, self.idx, self.axis) if self.parents[1] is not None \
-            else None
+        gs = self.be.take_along_axis(g, self.saved[0], self.axis) \
+            if self.parents[1] is not None else None
         return g, gs, None, None
 
 
 class Scatter(Op):
     def forward(self, x, src, idx, axis):
-        self.idx, self.axis = idx, axis
+        self.axis = axis
+        self.saved = (idx,)
         return self.be.scatter(x, idx, src, axis)
 
     def backward(self, g):
-        be = self.be
-        gx = be.scatter(g, self.idx, 0, self.axis) if self.parents[0] is not None else None
-        gs = be.take_along_axis(g, self.idx, self.axis) if self.parents[1] is not None else None
+        be, (idx,) = self.be, self.saved
+        gx = be.scatter(g, idx, 0, self.axis) if self.parents[0] is not None else None
+        gs = be.take_along_axis(g, idx, self.axis) if self.parents[1] is not None else None
         return gx, gs, None, None
 
 
@@ -297,7 +307,7 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     index = _int_index(index, "scatter_add", input)
     _check_range(index, input, norm_dim(dim, input.ndim))
     src = src[tuple(slice(0, s) for s in index.shape)] if src.shape != index.shape else src
-    return ScatterAdd.apply(input, src, index._data, norm_dim(dim, input.ndim))
+    return ScatterAdd.apply(input, src, index, norm_dim(dim, input.ndim))
 
 
 def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None,
@@ -315,7 +325,7 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
         src = value
     if isinstance(src, Tensor) and src.shape != index.shape:
         src = src[tuple(slice(0, s) for s in index.shape)]
-    return Scatter.apply(input, src, index._data, norm_dim(dim, input.ndim))
+    return Scatter.apply(input, src, index, norm_dim(dim, input.ndim))
 
 
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
@@ -386,8 +396,8 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = 
         return sort_return(input.clone(), wrap(be.zeros((), _dtype.int64), be))
     d = norm_dim(dim, input.ndim)
     _, idx = be.sort(input._data, d, descending)
-    idx = be.astype(idx, _dtype.int64)
-    return sort_return(Gather.apply(input, idx, d), wrap(idx, be))
+    it = wrap(be.astype(idx, _dtype.int64), be)
+    return sort_return(Gather.apply(input, it, d), it)
 
 
 def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False

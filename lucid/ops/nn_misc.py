@@ -138,14 +138,15 @@ class Embedding(Op):
     """Rows of ``weight`` at ``idx``; backward scatter-adds (repeated indices accumulate)."""
 
     def forward(self, idx, w, padding_idx, scale_grad):
-        self.idx, self.wshape = idx, w.shape
+        self.saved = (idx,)
+        self.wshape = w.shape
         self.padding_idx, self.scale_grad = padding_idx, scale_grad
         return self.be.take(w, idx, 0)
 
     def backward(self, g):
         be = self.be
         d = self.wshape[-1]
-        i1 = be.reshape(self.idx, (-1,))
+        i1 = be.reshape(self.saved[0], (-1,))
         g2 = be.reshape(g, (-1, d))
         if self.scale_grad:
             counts = be.index_add((self.wshape[0],), i1, be.ones(i1.shape, be.dtype_of(g)))

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
-from ..autograd.function import Op
+from ..autograd.function import Op, also_saved
 from ._util import wrap
 
 __all__ = ["max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
@@ -163,7 +163,7 @@ def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
     geom = _pool2d_geom(input, "max_pool2d", kernel_size, stride, padding, dilation, ceil_mode)
     out = MaxPool2DWithIndices.apply(input, geom)
-    return (out, wrap(geom.idx, out._be)) if return_indices else out
+    return (out, also_saved(out, wrap(geom.idx, out._be))) if return_indices else out
 
 
 def _one(v: Any, fname: str, arg: str, default: Any = None) -> int:
@@ -312,7 +312,7 @@ def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = 
     """
     geom = _adaptive_geom(input, output_size, "adaptive_max_pool2d", ":")
     out = AdaptiveMaxPool2D.apply(input, geom)
-    return (out, wrap(geom.idx, out._be)) if return_indices else out
+    return (out, also_saved(out, wrap(geom.idx, out._be))) if return_indices else out
 
 
 def _adaptive_1d(input: Tensor, output_size: Any, name: str) -> int:
