@@ -70,7 +70,7 @@ class Tensor:
         x.grad            # tensor([2., 4., 6.])
     """
 
-    __slots__ = ("_data", "_be", "_rg", "grad", "grad_fn", "_vc", "__dict__", "__weakref__")
+    __slots__ = ("_data", "_be", "_rg", "_grad", "grad_fn", "_vc", "__dict__", "__weakref__")
     # rarely set; living in the instance dict keeps tensor creation cheap
     _base: Tensor | None = None
     _view_ops: tuple | None = None  # (op class, args, params) steps from _base to this view
@@ -141,6 +141,21 @@ class Tensor:
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
         self.requires_grad_(value)
+
+    @property
+    def grad(self) -> Tensor | None:
+        """The gradient accumulated by ``backward()`` (None until then)."""
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
+        if value is not None:
+            _check_grad(self, value)
+        self._grad = value
+
+    @grad.deleter
+    def grad(self) -> None:
+        self._grad = None
 
     @property
     def _version(self) -> int:
@@ -382,9 +397,27 @@ def _init(t: Tensor, data: Any, be: Any, rg: bool, fn: Any) -> None:
     t._data = data
     t._be = be
     t._rg = rg
-    t.grad = None
+    t._grad = None
     t.grad_fn = fn
     t._vc = [0]
+
+
+def _check_grad(t: Tensor, g: Any) -> None:
+    """PyTorch's checks when ``.grad`` is assigned: a tensor of the same size, dtype and
+    device (an optimizer would otherwise broadcast a wrong-shaped gradient silently)."""
+    if not isinstance(g, Tensor):
+        raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
+                        f"{type(g).__name__}")
+    if g._be is not t._be:
+        raise RuntimeError("assigned grad has data located on a different device")
+    if tuple(g._data.shape) != tuple(t._data.shape):
+        raise RuntimeError(f"attempting to assign a gradient of size '{list(g.shape)}' to a "
+                           f"tensor of size '{list(t.shape)}'. Please ensure that the gradient "
+                           "and the tensor are the same size")
+    if g.dtype is not t.dtype:
+        raise RuntimeError(f"attempting to assign a gradient with dtype '{g.dtype.name}' to a "
+                           f"tensor with dtype '{t.dtype.name}'. The gradient must match the "
+                           "tensor's dtype")
 
 
 def _make(data: Any, be: Any, rg: bool, fn: Any) -> Tensor:
@@ -393,7 +426,7 @@ def _make(data: Any, be: Any, rg: bool, fn: Any) -> Tensor:
     t._data = data
     t._be = be
     t._rg = rg
-    t.grad = None
+    t._grad = None
     t.grad_fn = fn
     t._vc = [0]
     return t

@@ -436,3 +436,23 @@ def test_function_saved_tensor_modified_in_place() -> None:
     a.add_(1)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         y.sum().backward()
+
+
+@pytest.mark.parametrize("bad, err, msg", [
+    (lambda: lucid.ones(1), RuntimeError, r"gradient of size '\[1\]' to a tensor of size '\[3\]'"),
+    (lambda: lucid.ones(1, 3), RuntimeError, r"gradient of size '\[1, 3\]'"),
+    (lambda: lucid.ones(3, dtype=lucid.float64), RuntimeError, "gradient with dtype 'float64'"),
+    (lambda: 1.0, TypeError, "assigned grad expected to be a Tensor or None"),
+])
+def test_grad_assignment_is_checked(bad, err, msg):
+    """As in PyTorch: a wrong-shaped ``.grad`` would otherwise be broadcast by an optimizer."""
+    p = lucid.zeros(3, requires_grad=True)
+    with pytest.raises(err, match=msg):
+        p.grad = bad()
+    assert p.grad is None
+    p.grad = lucid.ones(3)
+    opt = lucid.optim.SGD([p], lr=0.5)
+    opt.step()
+    np.testing.assert_array_equal(p.detach().numpy(), [-0.5, -0.5, -0.5])
+    del p.grad
+    assert p.grad is None

@@ -97,14 +97,14 @@ def _accumulate_leaf(t: Tensor, g: Any, hooks: bool = True, owned: bool = False)
     if g.shape != t._data.shape:
         g = be.broadcast_to(g, t._data.shape)
         owned = False
-    if t.grad is None:
+    if t._grad is None:
         if g.dtype != t._data.dtype:
             gd = be.astype(g, t.dtype)
         else:
             gd = g if owned and be.is_private(g) else be.copy(g)
-        t.grad = _make(gd, be, False, None)
+        t._grad = _make(gd, be, False, None)
     else:
-        t.grad._data = be.iadd(t.grad._data, g)
+        t._grad._data = be.iadd(t._grad._data, g)
     if t._post_hooks:
         for h in list(t._post_hooks):
             h(t)
@@ -218,10 +218,10 @@ def _run(roots: list[tuple[Any, Any]], retain_graph: bool,
 def _retain(fn: Op, g: Any) -> None:
     t = fn._retain()
     if t is not None and t.grad_fn is fn:
-        if t.grad is None:
-            t.grad = _make(fn.be.copy(g), fn.be, False, None)
+        if t._grad is None:
+            t._grad = _make(fn.be.copy(g), fn.be, False, None)
         else:
-            t.grad._data = fn.be.add(t.grad._data, g)
+            t._grad._data = fn.be.add(t._grad._data, g)
 
 
 def _skip(fn: Op, deps: dict, grads: dict, ready: list) -> None:
@@ -271,7 +271,7 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
                     if t.grad_fn is None:
                         _accumulate_leaf(t, g, hooks=False)
                     else:
-                        t.grad = _make(g, t._be, False, None)
+                        t._grad = _make(g, t._be, False, None)
         return
     with grad_mode.no_grad():
         _run(roots, bool(retain_graph), None, None)
