@@ -63,15 +63,30 @@ class RandomSampler(Sampler):
     def __iter__(self) -> Iterator[int]:
         n = len(self.data_source)
         rng = _seeded_rng(self.generator)
-        if self.replacement:
-            return iter(rng.integers(0, n, self.num_samples).tolist())
-        out: list[int] = []
-        while len(out) < self.num_samples:
-            out.extend(rng.permutation(n).tolist())
-        return iter(out[: self.num_samples])
+        return _draw_with(rng, n, self.num_samples) if self.replacement \
+            else _draw_without(rng, n, self.num_samples)
 
     def __len__(self) -> int:
         return self.num_samples
+
+
+def _draw_with(rng: Any, n: int, total: int, chunk: int = 4096) -> Iterator[int]:
+    """``total`` draws from ``range(n)`` with replacement, made lazily a chunk at a time (as
+    torch's sampler does), so a huge ``num_samples`` costs no memory up front."""
+    left = total
+    while left > 0:
+        k = min(chunk, left)
+        yield from rng.integers(0, n, k).tolist()
+        left -= k
+
+
+def _draw_without(rng: Any, n: int, total: int) -> Iterator[int]:
+    """Whole permutations of ``range(n)`` until ``total`` indices were given, one at a time."""
+    left = total
+    while left > 0:
+        perm = rng.permutation(n).tolist()
+        yield from perm[:left]
+        left -= n
 
 
 class SubsetRandomSampler(Sampler):

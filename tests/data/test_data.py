@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import itertools
 from collections import namedtuple
 
 import numpy as np
 import pytest
+from lucid.utils.data import dataloader, dataset, sampler
+from lucid.utils.data.dataloader import DataLoader as DL
+from lucid.utils.data.dataset import TensorDataset as TD
+from lucid.utils.data.sampler import RandomSampler as RS
 
 import lucid
 from lucid.data import (
@@ -139,3 +144,25 @@ def test_digits_dataset():
     (a, _), _ = lucid.datasets.load_digits(seed=0, as_images=False)
     assert a.shape[1] == 64
     np.testing.assert_array_equal(a.numpy().reshape(-1, 1, 8, 8), xtr.numpy())
+
+
+def test_torch_module_paths_import():
+    """``from torch.utils.data.dataloader import DataLoader`` swapped to lucid works."""
+    assert DL is lucid.data.DataLoader and TD is lucid.data.TensorDataset
+    assert RS is lucid.data.RandomSampler
+    assert dataloader.DataLoader is DL and dataset.Dataset is lucid.data.Dataset
+    assert sampler is lucid.data.sampler
+
+
+def test_random_sampler_draws_lazily():
+    """torch draws replacement samples in chunks; 10**10 samples must not allocate 75 GiB."""
+    s = lucid.data.RandomSampler(range(10), replacement=True, num_samples=10**10)
+    assert len(s) == 10**10
+    first = list(itertools.islice(iter(s), 10000))
+    assert len(first) == 10000 and min(first) >= 0 and max(first) <= 9
+    assert len(set(first)) == 10
+    lucid.manual_seed(3)
+    a = list(lucid.data.RandomSampler(range(3), num_samples=7))
+    assert len(a) == 7 and sorted(a[:3]) == [0, 1, 2] and sorted(a[3:6]) == [0, 1, 2]
+    lucid.manual_seed(3)
+    assert list(lucid.data.RandomSampler(range(3), num_samples=7)) == a
