@@ -5,10 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from .. import _dtype
 from .._tensor import Tensor
 from ..autograd.function import Op
-from ._util import broadcast_shapes, cast, norm_dim, shape_arg, sum_to
+from ._util import broadcast_shapes, cast, norm_dim, shape_arg, sum_to, wrap
+from .creation import arange
+from .index import index_select
 
 # ---- reshape ------------------------------------------------------------------------------------
 
@@ -297,14 +301,41 @@ def tile(input: Tensor, dims: Any) -> Tensor:
     return Repeat.apply(input, reps)
 
 
-def repeat_interleave(input: Tensor, repeats: int, dim: int | None = None) -> Tensor:
-    from .creation import arange
-    from .index import index_select
-
+def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None, *,
+                      output_size: int | None = None) -> Tensor:
+    """Repeat each element (or each slice along ``dim``) ``repeats`` times; ``repeats`` is an
+    int or a 0-/1-D integer tensor (one count per slice). ``repeat_interleave(counts)``
+    repeats ``arange(len(counts))``."""
+    if repeats is None:
+        if input.ndim != 1:
+            raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+        return repeat_interleave(arange(input.shape[0], device=input.device), input, 0,
+                                 output_size=output_size)
     x = flatten(input) if dim is None else input
     d = 0 if dim is None else norm_dim(dim, input.ndim)
     n = x.shape[d]
-    idx = arange(n, device=input.device).unsqueeze(1).expand(n, int(repeats)).reshape(-1)
+    be = x._be
+    if isinstance(repeats, Tensor):
+        if repeats.ndim > 1:
+            raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+        if repeats.dtype.is_floating_point or repeats.dtype is _dtype.bool_:
+            raise NotImplementedError('"repeat_interleave_cpu" not implemented for '
+                                      f"'{_dtype.torch_name(repeats.dtype)}'")
+        counts = np.asarray(repeats.tolist(), dtype=np.int64).reshape(-1)
+        if counts.size != 1 and counts.size != n:
+            raise RuntimeError(
+                "repeats must have the same size as input along dim, but got repeats.size(0) "
+                f"= {counts.size} and input.size({d}) = {n}")
+        if (counts < 0).any():
+            raise RuntimeError("repeats can not be negative")
+        counts = np.broadcast_to(counts, (n,))
+    else:
+        if int(repeats) < 0:
+            raise RuntimeError("Repeats must be non-negative")
+        counts = np.full(n, int(repeats), dtype=np.int64)
+    if output_size is not None and output_size != int(counts.sum()):
+        raise RuntimeError("allocated size does not match required size")
+    idx = wrap(be.from_numpy(np.repeat(np.arange(n, dtype=np.int64), counts)), be)
     return index_select(x, d, idx)
 
 

@@ -15,6 +15,9 @@ import sys
 import types
 from typing import Any
 
+import numpy as np
+
+from .. import _dtype
 from .._tensor import Size, Tensor
 from ..autograd.function import Op
 from . import elementwise as _e
@@ -83,6 +86,13 @@ def _affine(y: Tensor, weight: Tensor | None, bias: Tensor | None) -> Tensor:
     return y
 
 
+def _float_only(kernel: str, input: Tensor) -> None:
+    """Norms of integer or bool input raise as torch's kernels do (not silently zeros)."""
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(
+            f'"{kernel}" not implemented for \'{_dtype.torch_name(input.dtype)}\'')
+
+
 def _bump(*ts: Tensor | None) -> None:
     for t in ts:
         if t is not None:
@@ -114,6 +124,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     for name, t in (("running_mean", running_mean), ("running_var", running_var),
                     ("weight", weight), ("bias", bias)):
         _check_channels(name, t, c)
+    _float_only("batch_norm", input)
     if training:
         if input.numel() // c == 1:
             raise ValueError("Expected more than 1 value per channel when training, got input "
@@ -162,6 +173,7 @@ def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = Non
             raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but "
                                f"got {name} of shape {list(t.shape)} and normalized_shape = "
                                f"{list(ns)}")
+    _float_only("LayerNormKernelImpl", input)
     return LayerNorm.apply(input, weight, bias, k, eps)
 
 
@@ -184,6 +196,7 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
             f"input of shape {list(input.shape)} and num_groups={num_groups}")
     _check_channels("weight", weight, c)
     _check_channels("bias", bias, c)
+    _float_only("GroupNormKernelImpl", input)
     rows = input.reshape(n * num_groups, -1)  # type: ignore[attr-defined]
     y = LayerNorm.apply(rows, None, None, 1, eps).reshape(input.shape)
     return _affine(y, weight, bias)
@@ -213,6 +226,7 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
                          f"{Size(input.shape)!r}")
     _check_channels("running_mean", running_mean, c)
     _check_channels("running_var", running_var, c)
+    _float_only("batch_norm", input)
     be = input._be
     upd = running_mean is not None and running_var is not None
     rm = be.tile(running_mean._data, (n,)) if upd else None
@@ -238,12 +252,11 @@ def rms_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,
     ns = _norm_shape(normalized_shape)
     k = len(ns)
     if tuple(input.shape[input.ndim - k:]) != ns:
-        raise RuntimeError(
+        raise RuntimeError(  # NOTE: torch's rms_norm message has no ", " after the "*"
             f"Given normalized_shape={list(ns)}, expected input with shape "
-            f"[*, {', '.join(str(s) for s in ns)}], but got input of size{list(input.shape)}")
+            f"[*{', '.join(str(s) for s in ns)}], but got input of size{list(input.shape)}")
+    _float_only("rms_norm", input)
     if eps is None:
-        import numpy as np
-
         eps = float(np.finfo(input.dtype.np).eps)
     dims = tuple(range(input.ndim - k, input.ndim))
     ms = _r.mean(_e.mul(input, input), dims, keepdim=True)
@@ -259,6 +272,9 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
 
         normalize(lucid.tensor([[3.0, 4.0]]))          # tensor([[0.6000, 0.8000]])
     """
+    if not input.dtype.is_floating_point:
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
+                           f"input. Got {_dtype.torch_name(input.dtype)}")
     n = _e.clamp(_r.norm(input, p, dim, keepdim=True), eps, None)
     r = _e.div(input, n)
     if out is not None:
