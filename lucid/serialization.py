@@ -202,6 +202,7 @@ class _Reader:
         self.arrays, self.map = arrays, map_location
         self.tensors: dict[str, Tensor] = {}
         self.backends: dict[str, Any] = {}
+        self.refs: dict[int, Any] = {}
 
     def child(self, node: Any, depth: int, seg: str) -> Any:
         try:
@@ -224,11 +225,16 @@ class _Reader:
             return [self.child(v, d, f"[{i}]") for i, v in enumerate(node)]
         if not isinstance(node, dict):
             raise _Bad(f"unexpected {type(node).__name__}")
-        if "__tensor__" in node:
-            return self.tensor(node)
-        if "__ndarray__" in node:
-            _only(node, {"__ndarray__"})
-            return self.array(node["__ndarray__"])
+        if "__tensor__" in node or "__ndarray__" in node:
+            hit = self.refs.get(id(node))  # nodes live as long as the structure: ids are stable
+            if hit is None:
+                if "__tensor__" in node:
+                    hit = self.tensor(node)
+                else:
+                    _only(node, {"__ndarray__"})
+                    hit = self.array(node["__ndarray__"])
+                self.refs[id(node)] = hit
+            return hit
         if "__tuple__" in node:
             _only(node, {"__tuple__"})
             return tuple(self.child(v, d, f"[{i}]")
@@ -304,6 +310,22 @@ class _Reader:
         return t
 
 
+class _Interner:
+    """``object_hook`` for the structure JSON: repeated tensor references decode to one dict
+    object, so 200k references cost 200k pointers, not 200k dicts (and decode once)."""
+
+    def __init__(self) -> None:
+        self.seen: dict[tuple, dict] = {}
+
+    def __call__(self, node: dict) -> dict:
+        if len(node) <= len(_TENSOR_FIELDS) and ("__tensor__" in node or "__ndarray__" in node):
+            try:
+                return self.seen.setdefault(tuple(node.items()), node)
+            except TypeError:  # an unhashable value: malformed, reported by the decoder
+                pass
+        return node
+
+
 def _only(node: dict, allowed: set | frozenset) -> None:
     extra = set(node) - allowed
     if extra:
@@ -372,7 +394,7 @@ def load(f: PathOrFile, map_location: Any = None, *, weights_only: bool = True,
     if meta.get("format") != _FORMAT:
         return _plain(header, arrays, map_location)
     try:
-        structure = json.loads(meta["structure"])
+        structure = json.loads(meta["structure"], object_hook=_Interner())
     except KeyError:
         raise CheckpointError(f"{name}: corrupted structure (no 'structure' entry)") from None
     except RecursionError:

@@ -207,3 +207,63 @@ def test_map_location(tmp_path):
     assert got["a"].device == "numpy"
     got = lucid.load(tmp_path / "m", map_location={"cpu": "numpy"})
     assert got["a"].device == "numpy"
+
+
+# ---- 0-d tensors and dtypes from other writers -------------------------------------------------
+
+def test_zero_dim_round_trips(tmp_path):
+    s = lucid.tensor(3.5)
+    n = nn.Linear(2, 2)
+    opt = lucid.optim.Adam(n.parameters())
+    n(lucid.ones(1, 2)).sum().backward()
+    opt.step()
+    lucid.save({"s": s, "i": lucid.tensor(7), "opt": opt.state_dict()}, tmp_path / "z.lucid")
+    got = lucid.load(tmp_path / "z.lucid")
+    assert got["s"].shape == () and got["s"].item() == 3.5
+    assert got["i"].shape == () and got["i"].dtype == lucid.int64 and got["i"].item() == 7
+    step = got["opt"]["state"][0]["step"]
+    assert step.shape == () and step.item() == 1
+    lucid.save_file({"s": s, "v": lucid.ones(1)}, tmp_path / "z.st")
+    plain = lucid.load_file(tmp_path / "z.st")
+    assert plain["s"].shape == () and plain["v"].shape == (1,)
+
+
+@pytest.mark.parity
+def test_zero_dim_through_torch_safetensors(tmp_path):
+    st = pytest.importorskip("safetensors.torch")
+    torch = pytest.importorskip("torch")
+    lucid.save_file({"s": lucid.tensor(2.5), "i": lucid.tensor(3)}, tmp_path / "l.st")
+    t = st.load_file(str(tmp_path / "l.st"))
+    assert t["s"].shape == torch.Size([]) and t["s"].item() == 2.5
+    assert t["i"].shape == torch.Size([]) and t["i"].dtype == torch.int64
+    st.save_file({"s": torch.tensor(1.5), "h": torch.tensor([1.0, 2.0], dtype=torch.float16)},
+                 str(tmp_path / "t.st"))
+    got = lucid.load_file(tmp_path / "t.st")
+    assert got["s"].shape == () and got["s"].item() == 1.5
+    assert got["h"].dtype == lucid.float16 and got["h"].tolist() == [1.0, 2.0]
+
+
+@pytest.mark.parity
+def test_bfloat16_loads_as_float32_with_a_warning(tmp_path):
+    st = pytest.importorskip("safetensors.torch")
+    torch = pytest.importorskip("torch")
+    w = torch.tensor([[1.0, -2.5], [3.140625, 1e30]], dtype=torch.bfloat16)
+    st.save_file({"w": w, "b": torch.ones(2)}, str(tmp_path / "bf.st"))
+    with pytest.warns(UserWarning, match="bfloat16 tensor.*loaded as float32"):
+        got = lucid.load_file(tmp_path / "bf.st")
+    assert got["w"].dtype == lucid.float32
+    assert got["w"].tolist() == w.float().tolist()
+    assert got["b"].tolist() == [1.0, 1.0]
+    with pytest.warns(UserWarning, match="bfloat16"):
+        assert lucid.load(tmp_path / "bf.st")["w"].tolist() == w.float().tolist()
+
+
+@pytest.mark.parity
+def test_lucid_checkpoint_with_checksums_is_readable_by_torch_safetensors(tmp_path):
+    st = pytest.importorskip("safetensors")
+    lucid.save({"model": _model().state_dict(), "step": lucid.tensor(4)}, tmp_path / "c.lucid")
+    with st.safe_open(str(tmp_path / "c.lucid"), framework="pt") as f:
+        meta = f.metadata()
+        assert {"structure", "lucid_crc32", "lucid_header_crc32"} <= set(meta)
+        shapes = sorted(tuple(f.get_tensor(k).shape) for k in f.keys())
+    assert shapes == [(), (2,), (2, 4), (4,), (4, 3)]
