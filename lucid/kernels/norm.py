@@ -66,6 +66,10 @@ def _stat_buf(a: np.ndarray | None, dtype: np.dtype) -> tuple[np.ndarray, bool]:
     """A kernel-ready view of a running-stat array, and whether it must be copied back."""
     if a is None:
         return np.empty(0, dtype), False
+    if not a.flags.writeable:
+        raise RuntimeError("batch_norm: the running statistics are updated in place, but their "
+                           "memory is read-only (a tensor made by from_numpy() from a "
+                           "non-writable array); clone() them first")
     if a.dtype == dtype and a.flags.c_contiguous and a.flags.writeable and a.ndim == 1:
         return a, False
     return np.ascontiguousarray(a, dtype=dtype).reshape(-1), True

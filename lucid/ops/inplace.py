@@ -40,11 +40,19 @@ def _check_leaf(t: Tensor) -> None:
         )
 
 
+_READ_ONLY = (
+    "cannot write into a tensor whose memory is read-only (a tensor made by from_numpy() or "
+    "frombuffer() from a non-writable array shares that array's memory). Please clone() the "
+    "tensor before performing the operation."
+)
+
+
 def _assign(be: Any, dst: Any, src: Any) -> Any:
     try:
         return be.assign(dst, src)
-    except ValueError:  # e.g. a read-only broadcast (expanded) view
-        raise RuntimeError(_OVERLAP) from None
+    except ValueError:  # a read-only broadcast (expanded) view, or read-only memory
+        overlap = 0 in getattr(dst, "strides", ()) and dst.size > 1
+        raise RuntimeError(_OVERLAP if overlap else _READ_ONLY) from None
 
 
 def inplace(t: Tensor, fn: Callable[[Tensor], Tensor], others: Any = ()) -> Tensor:

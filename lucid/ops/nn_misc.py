@@ -260,14 +260,28 @@ def _out_sizes(input: Tensor, size: Any, scale_factor: Any, k: int
                              f" but got input with spatial dimensions of {spatial} and output "
                              f"size of {sizes}. Please provide input tensor in (N, C, d1, d2, "
                              "...,dK) format and output size in (o1, o2, ...,oK) format.")
-        return sizes, [None] * k
+        return _check_out_sizes(spatial, sizes), [None] * k
     sf = ([float(s) for s in scale_factor] if isinstance(scale_factor, (list, tuple))
           else [float(scale_factor)] * k)
     if len(sf) != k:
         raise ValueError(f"Input and scale_factor must have the same number of spatial "
                          f"dimensions, but got input with spatial dimensions of {spatial} and "
                          f"scale_factor of shape {sf}.")
-    return [int(math.floor(n * s)) for n, s in zip(spatial, sf)], list(sf)
+    if not all(math.isfinite(n * s) and abs(n * s) < 2**63 for n, s in zip(spatial, sf)):
+        raise RuntimeError("value cannot be converted to type int64_t without overflow")
+    return _check_out_sizes(spatial, [int(math.floor(n * s)) for n, s in zip(spatial, sf)]), \
+        list(sf)
+
+
+def _check_out_sizes(spatial: list[int], sizes: list[int]) -> list[int]:
+    """torch's check: every input and output spatial size is positive."""
+    if min(spatial + sizes) <= 0:
+        names = "DHW"[-len(sizes):] if len(sizes) <= 3 else "".join(map(str, range(len(sizes))))
+        ins = ", ".join(f"{a}: {b}" for a, b in zip(names, spatial))
+        outs = ", ".join(f"{a}: {b}" for a, b in zip(names, sizes))
+        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input "
+                           f"({ins}) output ({outs})")
+    return sizes
 
 
 def _src(n_in: int, n_out: int, sf: float | None, align: bool, mode: str) -> np.ndarray:
