@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import copy
 import threading
 import weakref
 from collections import namedtuple
@@ -76,20 +77,70 @@ def _stages() -> list:
     return s
 
 
-class _Copy:
+class _Txn:
+    """Heads a ``load_state_dict`` batch. Applying the batch runs its actions in order; an
+    action that fails while applied (a ``set_extra_state`` that raises) restores everything
+    applied before it, from snapshots taken just before each write, so a failed load
+    changes nothing. Writes staged after the last ``set_extra_state`` need no snapshot."""
+
+    __slots__ = ("applied", "last_call")
+
+    def __init__(self) -> None:
+        self.applied: list[Any] = []
+        self.last_call = -1
+
+    def apply(self, backup: bool) -> None:
+        self.applied = []
+
+    def undo(self) -> None:
+        pass
+
+    def needs_backup(self, index: int) -> bool:
+        return index < self.last_call
+
+    def done(self, action: Any) -> None:
+        self.applied.append(action)
+
+    def rollback(self) -> None:
+        for a in reversed(self.applied):
+            try:
+                a.undo()
+            except Exception:  # keep restoring the rest; the original error is raised
+                pass
+        self.applied = []
+
+
+class _Action:
+    __slots__ = ("txn", "index")
+
+    def __init__(self) -> None:
+        self.txn: _Txn | None = None
+        self.index = 0
+
+    def _backup(self, backup: bool) -> bool:
+        return backup or (self.txn is not None and self.txn.needs_backup(self.index))
+
+    def _done(self) -> None:
+        if self.txn is not None:
+            self.txn.done(self)
+
+
+class _Copy(_Action):
     """Write checked values into an existing Parameter / Buffer (identity kept)."""
 
     __slots__ = ("t", "arr", "old")
 
     def __init__(self, t: Tensor, arr: Any) -> None:
+        super().__init__()
         self.t, self.arr, self.old = t, arr, None
 
     def apply(self, backup: bool) -> None:
         t = self.t
-        if backup:
+        if self._backup(backup):
             self.old = (t._be.copy(t._data), t._vc[0])
         t._data = t._be.assign(t._data, self.arr)
         t._vc[0] += 1
+        self._done()
 
     def undo(self) -> None:
         if self.old is not None:
@@ -98,12 +149,13 @@ class _Copy:
             self.t._vc[0] = version
 
 
-class _Assign:
+class _Assign(_Action):
     """Replace a registry entry (``load_state_dict(assign=True)``)."""
 
     __slots__ = ("module", "name", "value", "rg", "old")
 
     def __init__(self, module: Any, name: str, value: Tensor, rg: bool | None) -> None:
+        super().__init__()
         self.module, self.name, self.value, self.rg, self.old = module, name, value, rg, None
 
     def _registry(self) -> dict:
@@ -115,32 +167,76 @@ class _Assign:
         if self.rg is not None and self.value.requires_grad != self.rg:
             self.value.requires_grad_(self.rg)
         setattr(self.module, self.name, self.value)
+        self._done()
 
     def undo(self) -> None:
-        self._registry()[self.name] = self.old
+        if self.old is not None:
+            self._registry()[self.name] = self.old
 
 
-class _Call:
-    """Any other deferred change (``set_extra_state``); it cannot be undone."""
+_NO_SNAPSHOT = object()
 
-    __slots__ = ("fn",)
 
-    def __init__(self, fn: Callable[[], None]) -> None:
-        self.fn = fn
+class _Call(_Action):
+    """A deferred ``set_extra_state``. Before it runs, the module's current extra state is
+    snapshotted (``get_extra_state``, deep-copied) so the call can be undone; if it raises,
+    its own module and every write applied before it are restored and the error propagates."""
+
+    __slots__ = ("fn", "module", "old")
+
+    def __init__(self, fn: Callable[[], None], module: Any = None) -> None:
+        super().__init__()
+        self.fn, self.module, self.old = fn, module, _NO_SNAPSHOT
+        if module is None:
+            # NOTE: staged as ``_Call(lambda: self.set_extra_state(state))``; the module is
+            # the closure's ``self``
+            code, cells = getattr(fn, "__code__", None), getattr(fn, "__closure__", None)
+            if code is not None and cells and "self" in code.co_freevars:
+                self.module = cells[code.co_freevars.index("self")].cell_contents
+
+    def _snapshot(self) -> None:
+        self.old = _NO_SNAPSHOT
+        m = self.module
+        if m is None or not hasattr(m, "get_extra_state"):
+            return
+        try:
+            self.old = copy.deepcopy(m.get_extra_state())
+        except Exception:  # an extra state that cannot be read back cannot be restored
+            self.old = _NO_SNAPSHOT
 
     def apply(self, backup: bool) -> None:
-        self.fn()
+        self._snapshot()
+        try:
+            self.fn()
+        except BaseException:
+            self.undo()
+            if self.txn is not None:
+                self.txn.rollback()
+            raise
+        self._done()
 
     def undo(self) -> None:
-        pass
+        if self.old is not _NO_SNAPSHOT:
+            old, self.old = self.old, _NO_SNAPSHOT
+            try:
+                self.module.set_extra_state(old)
+            except Exception:
+                pass
 
 
 def _stage(action: Any) -> None:
     s = _stages()
-    if s:
-        s[-1].append(action)
-    else:  # called outside load_state_dict: apply at once
+    if not s:  # called outside load_state_dict: apply at once
         action.apply(False)
+        return
+    batch = s[-1]
+    if not batch or not isinstance(batch[0], _Txn):
+        batch.insert(0, _Txn())
+    txn = batch[0]
+    action.txn, action.index = txn, len(batch)
+    if isinstance(action, _Call):
+        txn.last_call = action.index
+    batch.append(action)
 
 
 # ---- reading checkpoint values ------------------------------------------------------------

@@ -303,3 +303,107 @@ def test_load_rejects_int_checkpoint_for_trainable_param_with_assign():
     with pytest.raises(RuntimeError, match="floating point"):
         fc.load_state_dict({"weight": lucid.tensor([[1]]), "bias": [0.0]}, assign=True)
     assert fc.weight is w
+
+
+# ---- extra state joins the atomic load --------------------------------------------------------
+
+class _Counter(nn.Module):
+    """A module with weights and extra state; ``set_extra_state`` refuses negative counts."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(2, 2)
+        self.count = 0
+        self.log = ["init"]
+
+    def get_extra_state(self):
+        return {"count": self.count, "log": self.log}
+
+    def set_extra_state(self, state):
+        self.log.append(state["count"])  # mutates before it may refuse
+        if state["count"] < 0:
+            raise ValueError("negative count")
+        self.count = state["count"]
+        self.log = list(state["log"])
+
+
+def _counters():
+    lucid.manual_seed(0)
+    return nn.Sequential(_Counter(), nn.Linear(2, 2), _Counter(), _Counter())
+
+
+def _all_state(net):
+    return ({k: (arr(v).copy(), v._version) for k, v in net.state_dict(keep_vars=True).items()
+             if isinstance(v, lucid.Tensor)},
+            [(m.count, list(m.log)) for m in net.modules() if isinstance(m, _Counter)])
+
+
+@pytest.mark.parametrize("failing", [0, 2, 3])
+def test_failing_set_extra_state_changes_nothing(failing):
+    net = _counters()
+    before = _all_state(net)
+    sd = {k: (v + 5.0 if isinstance(v, lucid.Tensor) else {"count": 7, "log": ["new"]})
+          for k, v in net.state_dict().items()}
+    sd[f"{failing}._extra_state"] = {"count": -1, "log": []}
+    with pytest.raises(ValueError, match="negative count"):
+        net.load_state_dict(sd)
+    tensors, extra = _all_state(net)
+    for k, (a, version) in before[0].items():
+        np.testing.assert_array_equal(tensors[k][0], a, err_msg=k)
+        assert tensors[k][1] == version, k
+    assert extra == before[1]  # counts and logs of every module as they were
+    sd[f"{failing}._extra_state"] = {"count": 3, "log": ["ok"]}
+    net.load_state_dict(sd)  # a good load still works afterwards
+    assert [m.count for m in net.modules() if isinstance(m, _Counter)] == \
+        [3 if i == failing else 7 for i in (0, 2, 3)]
+    np.testing.assert_array_equal(arr(net[1].weight), before[0]["1.weight"][0] + 5.0)
+
+
+def test_failing_set_extra_state_after_post_hooks_setup_rolls_back():
+    net = _counters()
+    net[1].register_load_state_dict_post_hook(lambda m, keys: None)
+    before = _all_state(net)
+    sd = dict(net.state_dict())
+    sd = {k: (v * 0.0 if isinstance(v, lucid.Tensor) else v) for k, v in sd.items()}
+    sd["3._extra_state"] = {"count": -2, "log": []}
+    with pytest.raises(ValueError, match="negative count"):
+        net.load_state_dict(sd)
+    after = _all_state(net)
+    assert after[1] == before[1]
+    for k, (a, _) in before[0].items():
+        np.testing.assert_array_equal(after[0][k][0], a, err_msg=k)
+
+
+# ---- shape checks compare shapes, not element counts -----------------------------------------
+
+@pytest.mark.parametrize("assign", [False, True])
+def test_transposed_weight_is_a_size_mismatch(assign):
+    lin = nn.Linear(3, 4)
+    w0, b0, v0 = arr(lin.weight).copy(), arr(lin.bias).copy(), lin.weight._version
+    with pytest.raises(RuntimeError) as ei:
+        lin.load_state_dict({"weight": lucid.ones(3, 4), "bias": lucid.ones(4)}, assign=assign)
+    assert "size mismatch for weight: copying a param with shape lucid.Size([3, 4]) from " \
+           "checkpoint, the shape in current model is lucid.Size([4, 3])." in str(ei.value)
+    np.testing.assert_array_equal(arr(lin.weight), w0)
+    np.testing.assert_array_equal(arr(lin.bias), b0)
+    assert lin.weight._version == v0 and isinstance(lin.weight, nn.Parameter)
+
+
+@pytest.mark.parametrize("bad", [(6,), (2, 3, 1), (1, 6)])
+def test_same_element_count_other_shapes_are_size_mismatches(bad):
+    m = nn.Module()
+    m.register_buffer("b", lucid.zeros(2, 3))
+    with pytest.raises(RuntimeError, match=r"size mismatch for b: copying a param with shape "
+                                           rf"lucid.Size\(\[{', '.join(map(str, bad))}\]\)"):
+        m.load_state_dict({"b": np.ones(bad)})
+    assert arr(m.b).tolist() == [[0.0] * 3] * 2
+
+
+def test_size_mismatch_message_matches_torch_format():
+    torch = pytest.importorskip("torch")
+    tl = torch.nn.Linear(3, 4)
+    with pytest.raises(RuntimeError) as te:
+        tl.load_state_dict({"weight": torch.ones(3, 4), "bias": torch.ones(4)})
+    with pytest.raises(RuntimeError) as le:
+        nn.Linear(3, 4).load_state_dict({"weight": lucid.ones(3, 4), "bias": lucid.ones(4)})
+    assert str(le.value).replace("lucid.Size", "torch.Size") == str(te.value)
