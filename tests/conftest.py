@@ -36,6 +36,13 @@ def _lucid_state() -> object:
 
 
 @pytest.fixture
+def wide_float() -> type:
+    """The widest float dtype of the device under test: float64 here; the gpu folder
+    overrides it with float32 where its stream has no float64."""
+    return np.float64
+
+
+@pytest.fixture
 def torch() -> object:
     """The torch module, or a skip when it is not installed."""
     return pytest.importorskip("torch")
@@ -61,6 +68,12 @@ def _uses_torch(item: pytest.Item) -> bool:
     except (OSError, TypeError):
         return False
     return _TORCH_IN_BODY.search(src) is not None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "float64: the test needs float64 (a gradcheck, say); on a gpu stream "
+        "without float64 it is skipped, where every other gpu test runs in float32")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -133,7 +133,7 @@ def test_gpu_checkpoint_loads_where_mlx_is_missing(tmp_path: object) -> None:
     _step(m, lucid.optim.SGD(m.parameters(), lr=0.1), "gpu")
     path = os.path.join(str(tmp_path), "ck.lucid")
     lucid.save(m.state_dict(), path)
-    want = float(sum(float(v.double().sum().item()) for v in m.state_dict().values()))
+    want = float(sum(float(v.cpu().double().sum().item()) for v in m.state_dict().values()))
     code = (
         "import sys; sys.modules['mlx'] = None; sys.modules['mlx.core'] = None\n"
         f"sys.path.insert(0, {os.path.dirname(os.path.abspath(__file__))!r})\n"
