@@ -30,8 +30,24 @@ def _nchw(x: Array) -> Array:
     return mx.transpose(x, (0, 3, 1, 2))
 
 
+def _empty_out(x_shape: Sequence[int], w_shape: Sequence[int], stride: Pair, padding: Pads,
+               dilation: Pair) -> tuple[int, int, int, int] | None:
+    """The output shape when any input or weight dim is zero (else None).
+    NOTE: mx.conv_general divides by the channel count: C=0 dies with SIGFPE, so
+    zero-size convolutions never reach it (nor its vjp)."""
+    if 0 not in tuple(x_shape) and 0 not in tuple(w_shape):
+        return None
+    (pt, pb), (pl, pr) = padding
+    oh = _out(x_shape[2], w_shape[2], stride[0], pt, pb, dilation[0])
+    ow = _out(x_shape[3], w_shape[3], stride[1], pl, pr, dilation[1])
+    return (x_shape[0], w_shape[0], max(oh, 0), max(ow, 0))
+
+
 def _conv(x: Array, w: Array, stride: Pair, padding: Pads, dilation: Pair, groups: int
           ) -> Array:
+    empty = _empty_out(x.shape, w.shape, stride, padding, dilation)
+    if empty is not None:
+        return mx.zeros(empty, x.dtype)
     (pt, pb), (pl, pr) = padding
     y = mx.conv_general(_nhwc(x), _nhwc(w), stride=list(stride),
                         padding=([int(pt), int(pl)], [int(pb), int(pr)]),
@@ -56,6 +72,8 @@ def conv2d_grad_input(gy: Array, w: Array, input_shape: Sequence[int], stride: P
     """d(conv2d)/dx applied to ``gy`` (also a transposed convolution's forward)."""
     if _exact(gy):
         return _gemm_grad_input(gy, w, input_shape, stride, padding, dilation, groups)
+    if _empty_out(input_shape, w.shape, stride, padding, dilation) is not None or gy.size == 0:
+        return mx.zeros(tuple(input_shape), gy.dtype)
     x0 = mx.zeros(tuple(input_shape), gy.dtype)
     _, (gx,) = mx.vjp(lambda x: _conv(x, w, stride, padding, dilation, groups), [x0], [gy])
     return gx
@@ -66,6 +84,8 @@ def conv2d_grad_weight(x: Array, gy: Array, weight_shape: Sequence[int], stride:
     """d(conv2d)/dw applied to ``gy``."""
     if _exact(x):
         return _gemm_grad_weight(x, gy, weight_shape, stride, padding, dilation, groups)
+    if _empty_out(x.shape, weight_shape, stride, padding, dilation) is not None or gy.size == 0:
+        return mx.zeros(tuple(weight_shape), x.dtype)
     w0 = mx.zeros(tuple(weight_shape), x.dtype)
     _, (gw,) = mx.vjp(lambda w: _conv(x, w, stride, padding, dilation, groups), [w0], [gy])
     return gw.astype(x.dtype)
@@ -100,6 +120,9 @@ def _gemm_conv(x: Array, w: Array, stride: Pair, padding: Pads, dilation: Pair, 
     (pt, pb), (pl, pr) = padding
     n = x.shape[0]
     oc, cg, kh, kw = w.shape
+    empty = _empty_out(x.shape, w.shape, stride, padding, dilation)
+    if empty is not None:
+        return mx.zeros(empty, x.dtype)
     oh = _out(x.shape[2], kh, stride[0], pt, pb, dilation[0])
     ow = _out(x.shape[3], kw, stride[1], pl, pr, dilation[1])
     if 0 in (n, oc, oh, ow):
@@ -119,7 +142,7 @@ def _gemm_grad_input(gy: Array, w: Array, input_shape: Sequence[int], stride: Pa
     (pt, _), (pl, _) = padding
     hc = max(h + pt, (oh - 1) * stride[0] + (kh - 1) * dilation[0] + 1)
     wc = max(wd + pl, (ow - 1) * stride[1] + (kw - 1) * dilation[1] + 1)
-    if 0 in (n, c, oh, ow):
+    if 0 in (n, c, oh, ow) or 0 in tuple(w.shape):
         return mx.zeros((n, c, h, wd), gy.dtype)
     wt = mx.swapaxes(mx.reshape(w, (1, groups, oc // groups, cg * kh * kw)), -1, -2)
     cols = _mm(wt, mx.reshape(gy, (n, groups, oc // groups, oh * ow)))
@@ -138,7 +161,7 @@ def _gemm_grad_weight(x: Array, gy: Array, weight_shape: Sequence[int], stride: 
     n = x.shape[0]
     oc, cg, kh, kw = weight_shape
     oh, ow = gy.shape[2:]
-    if 0 in (n, oh, ow):
+    if 0 in (n, oh, ow) or 0 in tuple(weight_shape) or 0 in tuple(x.shape):
         return mx.zeros(tuple(weight_shape), x.dtype)
     need_h = (oh - 1) * stride[0] + (kh - 1) * dilation[0] + 1
     need_w = (ow - 1) * stride[1] + (kw - 1) * dilation[1] + 1

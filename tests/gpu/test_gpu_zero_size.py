@@ -1,0 +1,88 @@
+"""Zero-size dims in convolution, transposed convolution, pooling and unfold/fold on "gpu": the
+same result or error as on "cpu", forward and backward, and never a crash. Each device run is
+a child process, so a signal fails the test instead of killing the test run."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from conftest import f64_ok
+from zero_size_cases import CONV, POOL, backend_shapes, conv_table, pool_table, run
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CASES = [*CONV, *POOL]
+
+# where lucid's ops (not the gpu device) still differ from torch 2.13: torch gives zero-channel
+# inputs zero *output* channels, rejects zero spatial input even when padded, rejects a zero
+# out-channel transposed weight, and fails the backward of a zero-size adaptive pool
+TORCH_DIFFERS = {"conv2d_c0", "conv2d_c0_bias", "conv2d_c0_groups", "conv2d_c0_strided",
+                 "conv2d_n0_c0", "conv1d_c0", "conv2d_h0_padded", "conv_transpose2d_o0",
+                 "conv_transpose2d_h0", "adaptive_avg_pool2d_out0"}
+
+
+def _child(dtype: str) -> dict[str, dict]:
+    r = subprocess.run([sys.executable, os.path.join(HERE, "zero_size_cases.py"), "gpu", dtype,
+                        *CASES], capture_output=True, text=True, timeout=600)
+    done = [json.loads(line) for line in r.stdout.splitlines()]
+    crashed = CASES[len(done)] if len(done) < len(CASES) else None
+    assert r.returncode == 0, f"gpu child died (rc {r.returncode}) in case {crashed}: " \
+                              f"{r.stderr[-2000:]}"
+    return dict(done)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_zero_size_conv_and_pool_match_cpu(dtype: str) -> None:
+    if dtype == "float64" and not f64_ok():
+        pytest.skip("needs float64 (the exact im2col path), which this gpu stream lacks")
+    gpu = _child(dtype)
+    for case in CASES:
+        assert gpu[case] == run(case, "cpu", dtype), case
+    assert gpu["conv2d_c0_bias"] == {"shapes": [[1, 4, 3, 3]], "sums": [36.0], "grads": [
+        [[1, 0, 5, 5], 0.0], [[4, 0, 3, 3], 0.0]]}
+    assert gpu["max_pool2d_c0"]["error"] == "RuntimeError"
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_backend_convolution_with_zero_size_operands(dtype: str) -> None:
+    """Below the ops layer too: the gpu backend's conv kernels take zero-size operands
+    (MLX's own conv divides by the channel count and dies with SIGFPE)."""
+    if dtype == "float64" and not f64_ok():
+        pytest.skip("needs float64 (the exact im2col path), which this gpu stream lacks")
+    r = subprocess.run([sys.executable, os.path.join(HERE, "zero_size_cases.py"), "gpu", dtype,
+                        "backend"], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, f"gpu child died (rc {r.returncode}): {r.stderr[-2000:]}"
+    assert json.loads(r.stdout) == backend_shapes("cpu", dtype) == [
+        [1, 4, 5, 3], [1, 0, 5, 5], [4, 0, 3, 3], [0, 4, 5, 3], [0, 3, 5, 5], [4, 3, 3, 3],
+        [2, 4, 5, 3], [2, 0, 5, 5], [4, 0, 3, 3], [1, 0, 5, 3], [1, 3, 5, 5], [0, 3, 3, 3]]
+
+
+@pytest.mark.parity
+def test_zero_size_cases_match_torch(torch: object) -> None:
+    """The cases where lucid already agrees with torch stay in agreement."""
+    tconv = conv_table(torch.nn.functional)  # type: ignore[attr-defined]
+    tpool = pool_table(torch.nn.functional)  # type: ignore[attr-defined]
+    f64 = torch.float64  # type: ignore[attr-defined]
+    for case in CASES:
+        if case in TORCH_DIFFERS:
+            continue
+        ours = run(case, "cpu", "float64")
+        if case in tconv:
+            xs, ws, fn = tconv[case]
+            leaves = [torch.rand(*xs, dtype=f64).requires_grad_(),  # type: ignore[attr-defined]
+                      torch.rand(*ws, dtype=f64).requires_grad_()]  # type: ignore[attr-defined]
+        else:
+            xs, fn = tpool[case]
+            leaves = [torch.rand(*xs, dtype=f64).requires_grad_()]  # type: ignore[attr-defined]
+        try:
+            out = fn(*leaves)
+        except RuntimeError as e:
+            assert ours == {"error": "RuntimeError", "message": str(e)}, case
+            continue
+        outs = list(out) if isinstance(out, tuple) else [out]
+        assert ours["shapes"] == [list(o.shape) for o in outs], case
+        (outs[0] * 1.5).sum().backward()
+        assert ours["grads"] == [[list(t.grad.shape), 0.0] for t in leaves], case
