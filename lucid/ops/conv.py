@@ -42,11 +42,15 @@ class _Geom:
     """Everything a convolution call fixed: 4-D views, stride/padding/dilation, groups."""
 
     __slots__ = ("xs", "ws", "x4", "w4", "y4", "y", "stride", "pads", "dilation", "groups",
-                 "transposed")
+                 "transposed", "empty")
 
     def __init__(self, **kw: Any) -> None:
         for k, v in kw.items():
             setattr(self, k, v)
+        # NOTE: a convolution with nothing to sum (no batch, channels or output) never reaches
+        # a backend kernel: its result is the bias (or zeros), its gradients zeros. MLX's conv
+        # dies on zero-size operands (SIGFPE, or BLAS's xerbla exiting the process).
+        self.empty = 0 in (*self.x4, *self.w4, *self.y4)
 
 
 class Convolution(Op):
@@ -58,13 +62,18 @@ class Convolution(Op):
         self.geom = p
         self.saved = (x if self.parents[1] is not None else None,
                       w if self.parents[0] is not None else None)
+        if p.empty:
+            y = be.zeros(p.y4, be.dtype_of(x))
+            if b is not None:
+                y = be.add(y, be.reshape(b, (1, p.y4[1], 1, 1)))
+            return be.reshape(y, p.y)
         x4, w4 = be.reshape(x, p.x4), be.reshape(w, p.w4)
         if not p.transposed:
             y = be.conv2d(x4, w4, b, p.stride, p.pads, p.dilation, p.groups)
         else:
             y = be.conv2d_grad_input(x4, w4, p.y4, p.stride, p.pads, p.dilation, p.groups)
             if b is not None:
-                y = be.add(y, be.reshape(b, (1, -1, 1, 1)))
+                y = be.add(y, be.reshape(b, (1, p.y4[1], 1, 1)))
         return be.reshape(y, p.y)
 
     def backward(self, g):  # type: ignore[override]
@@ -73,7 +82,13 @@ class Convolution(Op):
         x, w = self.saved
         g4 = be.reshape(g, p.y4)
         gx = gw = gb = None
-        if self.parents[0] is not None:
+        if p.empty:
+            d = be.dtype_of(g)
+            if self.parents[0] is not None:
+                gx = be.zeros(p.xs, d)
+            if self.parents[1] is not None:
+                gw = be.zeros(p.ws, d)
+        elif self.parents[0] is not None:
             w4 = be.reshape(w, p.w4)
             if not p.transposed:
                 gx = be.conv2d_grad_input(g4, w4, p.x4, p.stride, p.pads, p.dilation, p.groups)
@@ -83,7 +98,7 @@ class Convolution(Op):
                     gx = be.getitem(gx, (slice(None), slice(None), slice(0, p.x4[2]),
                                          slice(0, p.x4[3])))
             gx = be.reshape(gx, p.xs)
-        if self.parents[1] is not None:
+        if self.parents[1] is not None and not p.empty:
             x4 = be.reshape(x, p.x4)
             if not p.transposed:
                 gw = be.conv2d_grad_weight(x4, g4, p.w4, p.stride, p.pads, p.dilation, p.groups)
@@ -91,7 +106,7 @@ class Convolution(Op):
                 gw = be.conv2d_grad_weight(g4, x4, p.w4, p.stride, p.pads, p.dilation, p.groups)
             gw = be.reshape(gw, p.ws)
         if self.parents[2] is not None:  # two reductions: 2x faster than one over (0, 2, 3)
-            gb = be.sum(be.sum(be.reshape(g4, (p.y4[0], p.y4[1], -1)), 2), 0)
+            gb = be.sum(be.sum(be.reshape(g4, (p.y4[0], p.y4[1], p.y4[2] * p.y4[3])), 2), 0)
         return gx, gw, gb, None
 
 
@@ -152,6 +167,9 @@ def _check_shape(xs: tuple, ws: tuple, bias: Tensor | None, groups: int, pads: t
         raise RuntimeError(
             f"Given {lead} of size {wl}, expected bias to be 1-dimensional with {n_out} "
             f"elements, but got bias of size {_lst(bias.shape)} instead")
+    if ws[2] <= 0 or ws[3] <= 0:
+        raise RuntimeError(f"kernel size should be greater than zero, but got kernel_height: "
+                           f"{ws[2]} kernel_width: {ws[3]}")
     if not transposed:
         padded = [xs[2 + i] + pads[i][0] + pads[i][1] for i in range(2)]
         kernel = [dilation[i] * (ws[2 + i] - 1) + 1 for i in range(2)]
