@@ -34,7 +34,7 @@ __all__ = ["CheckpointError"]
 
 MAX_HEADER = 100 * 1024 * 1024
 MAX_NDIM = 64
-_MAX_ELEMS = 2**62
+_MAX_BYTES = 2**48  # per tensor, zero-sized ones counted as if each 0 were 1
 CRC_KEY = "lucid_crc32"
 HEADER_CRC_KEY = "lucid_header_crc32"
 
@@ -274,7 +274,7 @@ def _validate(header: dict[str, Any], name: str) -> list[tuple[int, int, str]]:
         if len(shape) > MAX_NDIM:
             raise CheckpointError(f"{name}: tensor {key!r} has {len(shape)} dimensions; at "
                                   f"most {MAX_NDIM} are supported")
-        if math.prod(max(s, 1) for s in shape) > _MAX_ELEMS:
+        if math.prod(max(s, 1) for s in shape) * _ITEMSIZE[code] > _MAX_BYTES:
             raise CheckpointError(f"{name}: tensor {key!r} has an invalid shape (too many "
                                   "elements)")
         if not isinstance(offs, list) or len(offs) != 2 or not all(_is_count(v) for v in offs) \

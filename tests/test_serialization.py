@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import pickle
@@ -267,3 +268,15 @@ def test_lucid_checkpoint_with_checksums_is_readable_by_torch_safetensors(tmp_pa
         assert {"structure", "lucid_crc32", "lucid_header_crc32"} <= set(meta)
         shapes = sorted(tuple(f.get_tensor(k).shape) for k in f.keys())
     assert shapes == [(), (2,), (2, 4), (4,), (4, 3)]
+
+
+@pytest.mark.skipif(importlib.util.find_spec("mlx") is None, reason="mlx is not installed")
+@pytest.mark.filterwarnings("ignore:lucid. no Metal or CUDA device")
+def test_gpu_tensors_round_trip_and_map_to_cpu(tmp_path):
+    p = nn.Parameter(lucid.tensor([1.0, 2.0], device="gpu"))
+    lucid.save({"p": p, "s": lucid.tensor(5, device="gpu"), "again": p}, tmp_path / "g")
+    got = lucid.load(tmp_path / "g")
+    assert got["p"].device == "gpu" and isinstance(got["p"], nn.Parameter)
+    assert got["again"] is got["p"] and got["s"].shape == () and got["s"].item() == 5
+    cpu = lucid.load(tmp_path / "g", map_location="cpu")
+    assert cpu["p"].device == "cpu" and cpu["p"].tolist() == [1.0, 2.0]
