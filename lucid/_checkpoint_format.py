@@ -100,6 +100,10 @@ def build_header(arrays: Mapping[str, np.ndarray], metadata: dict[str, str]) -> 
     meta[HEADER_CRC_KEY] = _header_crc(full)
     raw = json.dumps(full, separators=(",", ":")).encode("utf-8")
     raw += b" " * (-len(raw) % 8)  # align the data to 8 bytes, as safetensors does
+    if len(raw) > MAX_HEADER:
+        raise ValueError(f"the checkpoint header would take {len(raw)} bytes, more than the "
+                         f"{MAX_HEADER} a reader accepts; store large lists of numbers as "
+                         "tensors")
     return struct.pack("<Q", len(raw)) + raw
 
 

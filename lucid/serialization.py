@@ -73,9 +73,6 @@ class _Writer:
         return key
 
     def encode(self, obj: Any, path: str, depth: int = 0) -> Any:
-        if depth > _MAX_DEPTH:
-            raise ValueError(f"lucid.save: {path} is nested more than {_MAX_DEPTH} containers "
-                             "deep (or contains itself)")
         if isinstance(obj, Tensor):
             key = self.add(np.asarray(obj._be.to_numpy(obj._data)), obj)
             out: dict[str, Any] = {"__tensor__": key}
@@ -105,6 +102,9 @@ class _Writer:
             return bool(obj)
         if isinstance(obj, _dtype.dtype):
             return {"__dtype__": obj.name}
+        if depth >= _MAX_DEPTH and isinstance(obj, (tuple, list, Mapping)):
+            raise ValueError(f"lucid.save: {path[:200]}... is nested more than {_MAX_DEPTH} "
+                             "containers deep (or contains itself)")
         d = depth + 1
         if isinstance(obj, tuple):
             return {"__tuple__": [self.encode(v, f"{path}[{i}]", d) for i, v in enumerate(obj)]}

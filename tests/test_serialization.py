@@ -280,3 +280,33 @@ def test_gpu_tensors_round_trip_and_map_to_cpu(tmp_path):
     assert got["again"] is got["p"] and got["s"].shape == () and got["s"].item() == 5
     cpu = lucid.load(tmp_path / "g", map_location="cpu")
     assert cpu["p"].device == "cpu" and cpu["p"].tolist() == [1.0, 2.0]
+
+
+def _nest(depth: int, inner):
+    for _ in range(depth):
+        inner = [inner]
+    return inner
+
+
+@pytest.mark.parametrize("inner", [1, [], {}])
+def test_what_saves_loads_and_deeper_nesting_fails_at_save(tmp_path, inner):
+    lucid.save(_nest(99, inner), tmp_path / "d")  # 100 containers with an empty innermost
+    got = lucid.load(tmp_path / "d")
+    for _ in range(99):
+        got = got[0]
+    assert got == inner
+    with pytest.raises(ValueError, match="nested more than 100 containers"):
+        lucid.save(_nest(101, inner), tmp_path / "e")
+    cyclic: list = []
+    cyclic.append(cyclic)
+    with pytest.raises(ValueError, match="contains itself"):
+        lucid.save(cyclic, tmp_path / "e")
+    assert not (tmp_path / "e").exists()
+
+
+def test_header_over_the_reader_cap_fails_at_save(tmp_path, monkeypatch):
+    monkeypatch.setattr("lucid._checkpoint_format.MAX_HEADER", 4096)
+    with pytest.raises(ValueError, match="more than the 4096 a reader accepts"):
+        lucid.save(list(range(2000)), tmp_path / "big")
+    lucid.save(list(range(20)), tmp_path / "small")
+    assert lucid.load(tmp_path / "small") == list(range(20))
