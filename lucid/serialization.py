@@ -143,6 +143,9 @@ def save(obj: Any, f: PathOrFile) -> None:
 
     Each tensor is stored once however often it is referenced, with a CRC-32 of its bytes;
     the header carries a CRC-32 too (see ``load``'s ``verify``). 0-d tensors stay 0-d.
+    A path is written through ``.<name>.lucid-save-<pid>-<host>-<random>.tmp`` in the same
+    folder and renamed over ``<name>``; leftovers of killed saves to the same target are
+    removed by the next save.
 
     Example::
 
