@@ -72,6 +72,14 @@ def output_size(n_in: int, k: int, s: int, p0: int, p1: int, d: int) -> int:
     return (n_in + p0 + p1 - d * (k - 1) - 1) // s + 1
 
 
+def _check_stride(stride: Sequence[int]) -> None:
+    """The kernels' in-bounds window spans assume a positive stride (the op layer checks the
+    rest; this keeps a direct call from reading outside its arrays)."""
+    if stride[0] < 1 or stride[1] < 1:
+        raise ValueError(f"stride should be greater than zero, but got stride_height: "
+                         f"{stride[0]} stride_width: {stride[1]}")
+
+
 # --------------------------------------------------------------------------- BLAS threads
 
 
@@ -216,6 +224,7 @@ def conv2d(
 
     ``padding`` is ((top, bottom), (left, right)); returns (N, OC, OH, OW) in x's dtype.
     """
+    _check_stride(stride)
     n, c, oc, cg, g = _geometry(x.shape, w.shape, groups)
     h, wd = x.shape[2], x.shape[3]
     kh, kw = w.shape[2], w.shape[3]
@@ -250,6 +259,7 @@ def conv2d_grad_input(
     Also the forward pass of a transposed convolution; ``input_shape`` may exceed what the
     windows cover (rows and columns no window reads get zero).
     """
+    _check_stride(stride)
     n, c, oc, cg, g = _geometry(input_shape, w.shape, groups)
     h, wd = input_shape[2], input_shape[3]
     kh, kw = w.shape[2], w.shape[3]
@@ -280,6 +290,7 @@ def conv2d_grad_weight(
     groups: int,
 ) -> np.ndarray:
     """Gradient of ``conv2d`` w.r.t. its weight (OC, C/groups, KH, KW)."""
+    _check_stride(stride)
     n, c, oc, cg, g = _geometry(x.shape, weight_shape, groups)
     h, wd = x.shape[2], x.shape[3]
     kh, kw = weight_shape[2], weight_shape[3]
@@ -307,6 +318,7 @@ def unfold(
     stride: tuple[int, int],
 ) -> np.ndarray:
     """im2col as torch.nn.functional.unfold: (N, C, H, W) -> (N, C*KH*KW, OH*OW)."""
+    _check_stride(stride)
     n, c, h, wd = x.shape
     kh, kw = kernel_size
     ph, pw = padding
@@ -334,12 +346,17 @@ def fold(
     stride: tuple[int, int],
 ) -> np.ndarray:
     """col2im as torch.nn.functional.fold: (N, C*KH*KW, L) -> (N, C, H, W), overlaps summed."""
-    n, ck, _ = cols.shape
+    _check_stride(stride)
+    n, ck, nl = cols.shape
     kh, kw = kernel_size
     h, wd = output_hw
     ph, pw = padding
     oh = output_size(h, kh, stride[0], ph, ph, dilation[0])
     ow = output_size(wd, kw, stride[1], pw, pw, dilation[1])
+    if kh < 1 or kw < 1 or oh < 1 or ow < 1 or nl != oh * ow:
+        raise ValueError(f"fold: cols of shape {tuple(cols.shape)} do not match kernel_size "
+                         f"{tuple(kernel_size)} and output size {tuple(output_hw)} "
+                         f"({max(oh, 0)} * {max(ow, 0)} blocks)")
     out = np.empty((n, ck // (kh * kw), h, wd), cols.dtype)
     if out.size == 0:
         return out

@@ -3,8 +3,9 @@
 A case is a JSON-able dict: ``{"op": name, "dev": device, "seed": int, ...op params}``.
 Tensor specs inside it are dicts too:
 
-- data tensor: ``{"shape": [..], "dtype": "float32", "layout": "c"|"t"|"s", "grad": bool}``;
-  layout "t" is a permuted (reversed-axes) view, "s" a ``[..., ::2]`` slice, both non-contiguous.
+- data tensor: ``{"shape": [..], "dtype": "float32", "layout": "c"|"t"|"s"|"e"|"f", "grad":
+  bool}``; layout "t" is a permuted (reversed-axes) view, "s" a ``[..., ::2]`` slice, "e" an
+  ``expand`` of a size-1 first dim (stride 0), "f" a ``flip(-1)``: all non-contiguous.
 - index tensor: ``{"shape": [..], "values": [flat ints], "dtype": "int64", "make": "tensor"|
   "from_numpy"}``; "from_numpy" keeps the numpy buffer so an edit can refill it.
 
@@ -59,6 +60,8 @@ class Ctx:
             base = self.array(shape[::-1], dtype)
         elif layout == "s":
             base = self.array(shape[:-1] + [2 * shape[-1]], dtype)
+        elif layout == "e":
+            base = self.array([1] + shape[1:], dtype)
         else:
             base = self.array(shape, dtype)
         t = lucid.tensor(base, dtype=DTYPES[dtype], device=self.dev, requires_grad=grad)
@@ -67,6 +70,10 @@ class Ctx:
             t = t.permute(*range(len(shape) - 1, -1, -1))
         elif layout == "s":
             t = t[..., ::2]
+        elif layout == "e":
+            t = t.expand(*shape)
+        elif layout == "f":
+            t = t.flip(-1)
         self.named.setdefault(name, t)
         return t
 

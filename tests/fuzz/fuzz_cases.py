@@ -234,6 +234,30 @@ def _norm(c: Ctx) -> Any:
     return F.group_norm(x, p["groups"], w, b)
 
 
+UNARY = {
+    "relu": F.relu, "sigmoid": F.sigmoid, "tanh": F.tanh, "gelu": F.gelu, "silu": F.silu,
+    "softplus": F.softplus, "elu": F.elu, "leaky_relu": F.leaky_relu, "hardtanh": F.hardtanh,
+    "exp": lucid.exp, "log": lucid.log, "sqrt": lucid.sqrt, "abs": lucid.abs, "neg": lucid.neg,
+    "clamp": lambda x: lucid.clamp(x, -0.5, 0.5), "cumsum": lambda x: lucid.cumsum(x, -1),
+    "relu_": lambda x: F.relu_(x * 1), "sigmoid_": lambda x: (x * 1).sigmoid_(),
+}
+BINARY = {
+    "add": lucid.add, "sub": lucid.sub, "mul": lucid.mul, "div": lucid.div, "pow": lucid.pow,
+    "maximum": lucid.maximum, "minimum": lucid.minimum, "floor_divide": lucid.floor_divide,
+    "remainder": lucid.remainder, "eq": lucid.eq, "lerp": lambda a, b: lucid.lerp(a, b, 0.3),
+    "where": lambda a, b: lucid.where(a > 0, a, b), "iadd": lambda a, b: (a * 1).add_(b),
+    "imul": lambda a, b: (a * 1).mul_(b),
+}
+
+
+@runner("pointwise")
+def _pointwise(c: Ctx) -> Any:
+    name, a = c.case["kind"], c.data(c.case["a"])
+    if name in UNARY:
+        return UNARY[name](a)
+    return BINARY[name](a, c.data(c.case["b"], "other"))
+
+
 def run_case(case: dict[str, Any]) -> None:
     """Run one case; a Python exception is the caller's to report."""
     if case["op"] == "code":

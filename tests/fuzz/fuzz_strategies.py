@@ -34,7 +34,7 @@ def data(draw: Any, shp: Any, dtypes: tuple[str, ...] = FLOATS, grad: bool = Tru
         dtype = draw(st.sampled_from(ALL_DTYPES))
     else:
         dtype = draw(st.sampled_from(dtypes))
-    return {"shape": shp, "dtype": dtype, "layout": draw(st.sampled_from("ccts")),
+    return {"shape": shp, "dtype": dtype, "layout": draw(st.sampled_from("cccttsef")),
             "grad": grad and draw(st.integers(0, 4)) > 0}
 
 

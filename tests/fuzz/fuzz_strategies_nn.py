@@ -194,3 +194,20 @@ def norm(draw: Any, dev: str) -> dict:
         kw["w"] = draw(data(near(feat, draw)))
         kw["b"] = draw(st.one_of(st.none(), data(near(feat, draw))))
     return case("norm", dev, edit=draw(edit(("input", "weight", "rm"))), **kw)
+
+
+@st.composite
+def pointwise(draw: Any, dev: str) -> dict:
+    """Unary and broadcasting binary ops (the fused elementwise kernels among them)."""
+    kind = draw(st.sampled_from(["relu", "sigmoid", "tanh", "gelu", "silu", "softplus", "elu",
+                                 "leaky_relu", "hardtanh", "exp", "log", "sqrt", "abs", "neg",
+                                 "clamp", "cumsum", "relu_", "sigmoid_", "add", "sub", "mul",
+                                 "div", "pow", "maximum", "minimum", "floor_divide",
+                                 "remainder", "eq", "lerp", "where", "iadd", "imul"]))
+    a = draw(data(shape(0, 4)))
+    sb = list(a["shape"])
+    if sb and draw(st.booleans()):  # broadcast: drop leading dims, set some to 1
+        sb = sb[draw(st.integers(0, len(sb))):]
+        sb = [1 if draw(st.integers(0, 2)) == 0 else n for n in sb]
+    return case("pointwise", dev, kind=kind, a=a, b=draw(data(near(sb, draw))),
+                edit=draw(edit(("input", "other"))))

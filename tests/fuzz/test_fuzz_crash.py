@@ -38,6 +38,7 @@ FAMILIES: dict[str, Any] = {
     "matmul": fn.matmul,
     "cat": fn.cat,
     "norm": fn.norm,
+    "pointwise": fn.pointwise,
 }
 
 EXAMPLES = int(os.environ.get("LUCID_FUZZ_EXAMPLES", "50"))

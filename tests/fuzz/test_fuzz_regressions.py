@@ -205,6 +205,22 @@ x = lucid.zeros(1, 2, 0, device=dev)
 x[lucid.tensor(0, device=dev)] = 1.5
 x.numpy()
 """, None, None),
+    ("setitem_bool_mask_zero_size", """
+x = lucid.zeros(3, 0, dtype=lucid.uint8, device=dev)
+x[lucid.tensor([False, False, True], device=dev)] = 1
+x.numpy()
+""", None, None),
+    ("kernel_fold_cols_shorter_than_blocks", """
+import numpy as np
+from lucid.kernels import conv
+conv.fold(np.ones((1, 8, 1), np.float32), (1000, 1000), (2, 2), (1, 1), (0, 0), (1, 1))
+""", ("cpu",), "do not match"),
+    ("kernel_conv2d_negative_stride", """
+import numpy as np
+from lucid.kernels import conv
+x, w = np.ones((1, 2, 50, 50), np.float32), np.ones((3, 2, 3, 3), np.float32)
+conv.conv2d(x, w, None, (-7, 1), ((0, 0), (0, 0)), (1, 1), 1)
+""", ("cpu",), "stride should be greater than zero"),
 ]
 
 
