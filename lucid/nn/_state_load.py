@@ -187,12 +187,6 @@ class _Call(_Action):
     def __init__(self, fn: Callable[[], None], module: Any = None) -> None:
         super().__init__()
         self.fn, self.module, self.old = fn, module, _NO_SNAPSHOT
-        if module is None:
-            # NOTE: staged as ``_Call(lambda: self.set_extra_state(state))``; the module is
-            # the closure's ``self``
-            code, cells = getattr(fn, "__code__", None), getattr(fn, "__closure__", None)
-            if code is not None and cells and "self" in code.co_freevars:
-                self.module = cells[code.co_freevars.index("self")].cell_contents
 
     def _snapshot(self) -> None:
         self.old = _NO_SNAPSHOT

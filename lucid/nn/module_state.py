@@ -265,7 +265,7 @@ class _ModuleState:
         if type(self).set_extra_state is not _ModuleState.set_extra_state:
             if extra_key in state_dict:
                 state = state_dict[extra_key]
-                _stage(_Call(lambda: self.set_extra_state(state)))
+                _stage(_Call(lambda: self.set_extra_state(state), module=self))
             elif strict:
                 missing_keys.append(extra_key)
         elif strict and extra_key in state_dict:
