@@ -92,3 +92,46 @@ def test_nan_ordering_matches_torch(torch: object) -> None:
         np.testing.assert_array_equal(ours[0].numpy(), theirs[0].numpy())
         np.testing.assert_array_equal(ours[1].numpy(), theirs[1].numpy())
     assert x.argmax().item() == t.argmax().item()
+
+
+# ---- activations at NaN: the value passes through, and so does the gradient ------------------
+
+_V = [NAN, -1.0, 0.0, 2.0, np.inf, -np.inf]
+# (value, gradient of sum) at _V, as torch 2.13 gives them
+ACTIVATIONS_AT_NAN = {
+    "relu": (lambda F, x: F.relu(x), [NAN, 0, 0, 2, np.inf, 0], [1, 0, 0, 1, 1, 0]),
+    "relu6": (lambda F, x: F.relu6(x), [NAN, 0, 0, 2, 6, 0], [1, 0, 0, 1, 0, 0]),
+    "hardtanh": (lambda F, x: F.hardtanh(x), [NAN, -1, 0, 1, 1, -1], [1, 0, 1, 0, 0, 0]),
+    "threshold": (lambda F, x: F.threshold(x, 0.0, -5.0), [NAN, -5, -5, 2, np.inf, -5],
+                  [1, 0, 0, 1, 1, 0]),
+    "leaky_relu": (lambda F, x: F.leaky_relu(x, 0.1), [NAN, -0.1, 0, 2, np.inf, -np.inf],
+                   [0.1, 0.1, 0.1, 1, 1, 0.1]),
+    "elu": (lambda F, x: F.elu(x), [NAN, np.expm1(-1.0), 0, 2, np.inf, -1],
+            [1, np.exp(-1.0), 1, 1, 1, 0]),
+    "hardshrink": (lambda F, x: F.hardshrink(x), [NAN, -1, 0, 2, np.inf, -np.inf],
+                   [1, 1, 0, 1, 1, 1]),
+    "softshrink": (lambda F, x: F.softshrink(x), [NAN, -0.5, 0, 1.5, np.inf, -np.inf],
+                   [1, 1, 0, 1, 1, 1]),
+}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name", list(ACTIVATIONS_AT_NAN))
+def test_activation_value_and_gradient_at_nan(device: str, name: str) -> None:
+    fn, value, grad = ACTIVATIONS_AT_NAN[name]
+    x = _t(_V, device).requires_grad_()
+    y = fn(lucid.nn.functional, x)
+    y.sum().backward()
+    np.testing.assert_allclose(y.detach().numpy(), value, rtol=1e-6)
+    np.testing.assert_allclose(x.grad.numpy(), grad, rtol=1e-6)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("name", list(ACTIVATIONS_AT_NAN))
+def test_activation_at_nan_matches_torch(name: str, torch: object) -> None:
+    fn, value, grad = ACTIVATIONS_AT_NAN[name]
+    x = torch.tensor(_V, requires_grad=True)  # type: ignore[attr-defined]
+    y = fn(torch.nn.functional, x)  # type: ignore[attr-defined]
+    y.sum().backward()
+    np.testing.assert_allclose(y.detach().numpy(), value, rtol=1e-6)
+    np.testing.assert_allclose(x.grad.numpy(), grad, rtol=1e-6)

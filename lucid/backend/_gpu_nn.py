@@ -83,6 +83,13 @@ def _bshape(x: Array) -> tuple[tuple[int, ...], list[int]]:
     return (1, -1) + (1,) * (x.ndim - 2), [0, *range(2, x.ndim)]
 
 
+def _sample(x: Array, axes: list[int]) -> Array:
+    """One element of ``x`` per reduction (the first), keeping dims; zeros when empty."""
+    if x.size == 0:
+        return mx.zeros([1 if i in axes else n for i, n in enumerate(x.shape)], x.dtype)
+    return x[tuple(slice(0, 1) if i in axes else slice(None) for i in range(x.ndim))]
+
+
 def batch_norm_train(x: Array, weight: Array | None, bias: Array | None,
                      running_mean: Array | None, running_var: Array | None,
                      momentum: float, eps: float) -> tuple[Array, Array, Array]:
@@ -90,11 +97,15 @@ def batch_norm_train(x: Array, weight: Array | None, bias: Array | None,
     updated in place (the MLX array objects), with the unbiased variance."""
     shape, axes = _bshape(x)
     m = x.size // x.shape[1]
-    mean = mx.mean(x, axis=axes)
-    var = mx.var(x, axis=axes)
+    s0 = _sample(x, axes)
+    d = x - s0  # NOTE: statistics of x - (a sample of x): exact centring for data far from 0
+    dm = mx.mean(d, axis=axes, keepdims=True)
+    c = d - dm
+    var = mx.mean(c * c, axis=axes)
+    mean = (s0 + dm).reshape(-1)
     invstd = mx.rsqrt(var + eps).astype(x.dtype)
     k = invstd if weight is None else weight * invstd
-    y = (x - mean.reshape(shape)) * k.reshape(shape)
+    y = c * k.reshape(shape)
     if bias is not None:
         y = y + bias.reshape(shape)
     if running_mean is not None:
@@ -127,16 +138,20 @@ def layer_norm(x: Array, weight: Array | None, bias: Array | None, eps: float
                ) -> tuple[Array, Array, Array]:
     """Layer norm over the last axis of x (rows, D) with ``mx.fast.layer_norm``:
     ``(y, mean, rstd)``."""
-    mean = mx.mean(x, axis=1)
-    rstd = mx.rsqrt(mx.var(x, axis=1) + eps).astype(x.dtype)
+    # layer norm is shift-invariant: normalising x - x[:, :1] keeps the digits a row far
+    # from zero (x ~ 1e4) would lose in its mean, in the fused kernel too
+    d = x - _sample(x, [1])
+    dm = mx.mean(d, axis=1)
+    mean = (x[:, 0] + dm) if x.shape[1] else dm
+    rstd = mx.rsqrt(mx.var(d, axis=1) + eps).astype(x.dtype)
     if x.shape[1] == 0 or x.shape[0] == 0:
         return x, mean, rstd
     if x.dtype == mx.float64:  # the fused kernel computes in float32 precision
-        y = (x - mean[:, None]) * rstd[:, None]
+        y = (d - dm[:, None]) * rstd[:, None]
         y = y if weight is None else y * weight
         y = y if bias is None else y + bias
     else:
-        y = mx.fast.layer_norm(x, weight, bias, eps)
+        y = mx.fast.layer_norm(d, weight, bias, eps)
     return y.astype(x.dtype), mean, rstd
 
 

@@ -83,7 +83,8 @@ def matmul(a: Array, b: Array) -> Array:
         out = mx.squeeze(out, -2)
     if b.ndim == 1:
         out = mx.squeeze(out, -1)
-    return out
+    # NOTE: mx.sum widens small integers (uint8 -> uint32); torch keeps the dtype and wraps
+    return out.astype(a.dtype) if out.dtype != a.dtype else out
 
 
 def flip(x: Array, axis: Any) -> Array:

@@ -285,7 +285,7 @@ class GpuBackend(GpuState):
 
     @staticmethod
     def relu_backward(x: Array, g: Array) -> Array:
-        return mx.where(x > 0, g, mx.zeros_like(g))
+        return mx.where(x <= 0, mx.zeros_like(g), g)  # NaN passes, as in torch
 
     # ---- reductions ---------------------------------------------------------------------
     def sum(self, x: Array, axis: Any = None, keepdims: bool = False, dtype: Any = None

@@ -22,6 +22,11 @@ def _ax(axis: Any) -> Any:
     return tuple(axis) if isinstance(axis, list) else axis
 
 
+def _wide(x: Array) -> Array:
+    """``x`` as float64 (narrower floats widened; float64 as is)."""
+    return x if x.dtype == np.float64 else x.astype(np.float64)
+
+
 class NumpyBackend:
     """Backend over numpy arrays. All methods take and return backend arrays."""
 
@@ -228,7 +233,7 @@ class NumpyBackend:
 
     @staticmethod
     def relu_backward(x: Array, g: Array) -> Array:
-        return np.where(x > 0, g, 0).astype(g.dtype, copy=False)
+        return np.where(x <= 0, 0, g).astype(g.dtype, copy=False)  # NaN passes, as in torch
 
     # ---- reductions ---------------------------------------------------------------------
     @staticmethod
@@ -481,10 +486,11 @@ class NumpyBackend:
         axes = (0, *range(2, x.ndim))
         shape = (1, -1) + (1,) * (x.ndim - 2)
         m = x.size // x.shape[1]
-        mean, var = np.mean(x, axis=axes), np.var(x, axis=axes)
+        xw = _wide(x)  # statistics and centring in float64: exact for data far from zero
+        mean, var = np.mean(xw, axis=axes), np.var(xw, axis=axes)
         invstd = (1 / np.sqrt(var + eps)).astype(x.dtype)
         k = invstd if weight is None else weight * invstd
-        y = (x - mean.reshape(shape)) * k.reshape(shape)
+        y = (xw - mean.reshape(shape)) * k.reshape(shape)
         if bias is not None:
             y = y + bias.reshape(shape)
         if running_mean is not None:
@@ -514,14 +520,15 @@ class NumpyBackend:
     def layer_norm(x: Array, weight: Array | None, bias: Array | None, eps: float
                    ) -> tuple[Array, Array, Array]:
         """Layer norm over the last axis of x (rows, D), then the affine: ``(y, mean, rstd)``."""
-        mean = np.mean(x, axis=1)
-        rstd = (1 / np.sqrt(np.var(x, axis=1) + eps)).astype(x.dtype)
-        y = (x - mean[:, None]) * rstd[:, None]
+        xw = _wide(x)
+        mean = np.mean(xw, axis=1)
+        rstd = (1 / np.sqrt(np.var(xw, axis=1) + eps)).astype(x.dtype)
+        y = (xw - mean[:, None]) * rstd[:, None]
         if weight is not None:
             y = y * weight
         if bias is not None:
             y = y + bias
-        return y.astype(x.dtype, copy=False), mean, rstd
+        return y.astype(x.dtype, copy=False), mean.astype(x.dtype, copy=False), rstd
 
     @staticmethod
     def layer_norm_backward(x: Array, g: Array, mean: Array, rstd: Array, weight: Array | None,

@@ -6,8 +6,9 @@ Layouts (C-contiguous):
                  x[N, C]    (L == 1: tasks are blocks of KC channels, inner loop over channels)
     layer norm   x[M, D]    (one task per row forward; backward tasks are RB-row blocks, each
                              with its own partial weight/bias gradient, summed at the end)
-Sums accumulate each contiguous row in the input dtype (vectorised under fastmath) and
-combine rows in float64; variances are two-pass (sum of squared deviations from the mean).
+Sums accumulate each contiguous row in the input dtype (vectorised under fastmath), as
+deviations from a sample of the data so large offsets keep their precision, and combine rows in
+float64; variances are two-pass (sum of squared deviations from the mean).
 """
 
 from __future__ import annotations
@@ -17,10 +18,19 @@ from numba import prange
 from numba.core import types as nbt
 
 from ._jit import dual, helper
-from ._reduce_kernels import _sum_span
 
 KC = 256  # channels per task in the (N, C) batch-norm kernels
 RB = 32  # rows per task in the layer-norm backward
+
+
+@helper
+def _sum_dev(r, s0):
+    """sum_j (r[j] - s0) in r's dtype: with s0 a sample of r the terms are small, so a row far
+    from zero (x ~ 1e4) sums without losing the digits that survive centring."""
+    s = r.dtype.type(0)
+    for j in range(r.shape[0]):
+        s += r[j] - s0
+    return s
 
 
 @helper
@@ -39,7 +49,8 @@ def _bn_fwd(x, w, b, rm, rv, momentum, eps, out, mean, invstd):
     for c in prange(C):
         mu = sum_{n,l} x[n, c, l] / M                       # M = N * L
         var = sum_{n,l} (x[n, c, l] - mu)**2 / M
-        k = w[c] / sqrt(var + eps);  out[n, c, l] = x[n, c, l] * k + (b[c] - mu * k)
+        k = w[c] / sqrt(var + eps);  mt = mu in x's dtype
+        out[n, c, l] = (x[n, c, l] - mt) * k + (b[c] - (mu - mt) * k)
         mean[c], invstd[c] = mu, 1 / sqrt(var + eps)
         rm[c] = (1 - momentum) * rm[c] + momentum * mu
         rv[c] = (1 - momentum) * rv[c] + momentum * var * M / (M - 1)    # unbiased
@@ -49,10 +60,11 @@ def _bn_fwd(x, w, b, rm, rv, momentum, eps, out, mean, invstd):
     upd = rm.shape[0] > 0
     dt = x.dtype.type
     for c in prange(c_):
+        s0 = x[0, c, 0]  # the caller skips empty input
         s = 0.0
         for i in range(n_):
-            s += np.float64(_sum_span(x[i, c]))
-        mu = s / m
+            s += np.float64(_sum_dev(x[i, c], s0))
+        mu = np.float64(s0) + s / m
         mut = dt(mu)
         q = 0.0
         for i in range(n_):
@@ -61,12 +73,13 @@ def _bn_fwd(x, w, b, rm, rv, momentum, eps, out, mean, invstd):
         inv = 1.0 / np.sqrt(var + eps)
         k = w[c] * inv
         kt = dt(k)
-        sh = dt(b[c] - mu * k)
+        # NOTE: x - mt is exact near the mean; x * k - mu * k cancels (1e-3 off at x ~ 1e4)
+        sh = dt(b[c] - (mu - np.float64(mut)) * k)
         for i in range(n_):
             r = x[i, c]
             o = out[i, c]
             for j in range(l_):
-                o[j] = r[j] * kt + sh
+                o[j] = (r[j] - mut) * kt + sh
         mean[c] = mu
         invstd[c] = inv
         if upd:
@@ -80,7 +93,7 @@ def _bn_fwd_2d(x, w, b, rm, rv, momentum, eps, out, mean, invstd):
     for t in prange(ceil(C / KC)):                         # channels c0:c1
         acc[c] = sum_n x[n, c];  mu = acc / N              # inner loops over c, float64
         acc[c] = sum_n (x[n, c] - mu[c])**2;  var = acc / N
-        out[n, c] = x[n, c] * k[c] + sh[c];  running stats as in _bn_fwd
+        out[n, c] = (x[n, c] - mt[c]) * k[c] + sh[c];  running stats as in _bn_fwd
     """
     n_, c_ = x.shape
     upd = rm.shape[0] > 0
@@ -104,11 +117,13 @@ def _bn_fwd_2d(x, w, b, rm, rv, momentum, eps, out, mean, invstd):
         var = acc / n_
         k = np.empty(nc, x.dtype)
         sh = np.empty(nc, x.dtype)
+        mt = np.empty(nc, x.dtype)
         for j in range(nc):
             c = c0 + j
             inv = 1.0 / np.sqrt(var[j] + eps)
             k[j] = w[c] * inv
-            sh[j] = b[c] - mu[j] * (w[c] * inv)
+            mt[j] = mu[j]
+            sh[j] = b[c] - (mu[j] - np.float64(mt[j])) * (w[c] * inv)  # as in _bn_fwd
             mean[c] = mu[j]
             invstd[c] = inv
             if upd:
@@ -118,7 +133,7 @@ def _bn_fwd_2d(x, w, b, rm, rv, momentum, eps, out, mean, invstd):
             r = x[i, c0:c1]
             o = out[i, c0:c1]
             for j in range(nc):
-                o[j] = r[j] * k[j] + sh[j]
+                o[j] = (r[j] - mt[j]) * k[j] + sh[j]
 
 
 def _bn_bwd(x, g, mean, invstd, w, need_gx, gx, gw, gb):
@@ -217,20 +232,25 @@ def _ln_fwd(x, w, b, eps, out, mean, rstd):
 
     for i in prange(M):
         mu = sum_j x[i, j] / D;  var = sum_j (x[i, j] - mu)**2 / D;  k = 1 / sqrt(var + eps)
-        out[i, j] = (x[i, j] - mu) * k * w[j] + b[j]
+        out[i, j] = ((x[i, j] - mt) * k - (mu - mt) * k) * w[j] + b[j]   # mt: mu in x's dtype
     """
     m_, d_ = x.shape
     dt = x.dtype.type
     for i in prange(m_):
         r = x[i]
-        mu = np.float64(_sum_span(r)) / d_
+        s0 = r[0] if d_ else dt(0)
+        mu = np.float64(s0) + np.float64(_sum_dev(r, s0)) / d_
         mut = dt(mu)
         var = np.float64(_sq_dev(r, mut)) / d_ - (mu - np.float64(mut)) ** 2
         inv = 1.0 / np.sqrt(var + eps)
         it = dt(inv)
+        # NOTE: r - mut is exact near the mean; c1 = (mu - mut) * inv is what rounding mu to
+        # x's dtype lost. Written as ((r - mut) - (mu - mut)) fastmath reassociates it into
+        # r - mu and cancels (2e-4 off at x ~ 1e4)
+        c1 = dt((mu - np.float64(mut)) * inv)
         o = out[i]
         for j in range(d_):
-            o[j] = (r[j] - mut) * it * w[j] + b[j]
+            o[j] = ((r[j] - mut) * it - c1) * w[j] + b[j]
         mean[i] = mu
         rstd[i] = inv
 

@@ -68,19 +68,21 @@ LeakyRelu = _op(
     lambda be, x, slope: be.where(be.gt(x, 0), x, be.mul(x, slope)),
     lambda be, x, y, g, slope: be.where(be.gt(x, 0), g, be.mul(g, slope)),
 )
+# NOTE: the masks test the "cut" side (x <= 0, |x| <= lambd, ...) so NaN takes the
+# pass-through branch, value and gradient, as torch's kernels do
 Elu = _op(
     "Elu",
     lambda be, x, alpha, scale, iscale: be.mul(be.where(
-        be.gt(x, 0), x, be.mul(be.expm1(be.mul(be.minimum(x, 0), iscale)), alpha)), scale),
+        be.le(x, 0), be.mul(be.expm1(be.mul(be.minimum(x, 0), iscale)), alpha), x), scale),
     lambda be, x, y, g, alpha, scale, iscale: be.mul(be.where(
-        be.gt(x, 0), g,
-        be.mul(g, be.mul(be.exp(be.mul(be.minimum(x, 0), iscale)), alpha * iscale))), scale),
+        be.le(x, 0),
+        be.mul(g, be.mul(be.exp(be.mul(be.minimum(x, 0), iscale)), alpha * iscale)), g), scale),
 )
 Hardtanh = _op(
     "Hardtanh",
     lambda be, x, lo, hi: be.clip(x, lo, hi),
-    lambda be, x, y, g, lo, hi: be.where(be.logical_and(be.gt(x, lo), be.lt(x, hi)), g,
-                                         _zero(be, g)),
+    lambda be, x, y, g, lo, hi: be.where(be.logical_or(be.le(x, lo), be.ge(x, hi)),
+                                         _zero(be, g), g),
 )
 Hardsigmoid = _op(
     "Hardsigmoid",
@@ -154,19 +156,19 @@ Softsign = _op(
 )
 Threshold = _op(
     "Threshold",
-    lambda be, x, th, value: be.where(be.gt(x, th), x, be.full_like(x, value)),
-    lambda be, x, y, g, th, value: be.where(be.gt(x, th), g, _zero(be, g)),
+    lambda be, x, th, value: be.where(be.le(x, th), be.full_like(x, value), x),
+    lambda be, x, y, g, th, value: be.where(be.le(x, th), _zero(be, g), g),
 )
 Hardshrink = _op(
     "Hardshrink",
-    lambda be, x, lambd: be.where(be.gt(be.abs(x), lambd), x, be.zeros_like(x)),
-    lambda be, x, y, g, lambd: be.where(be.gt(be.abs(x), lambd), g, _zero(be, g)),
+    lambda be, x, lambd: be.where(be.le(be.abs(x), lambd), be.zeros_like(x), x),
+    lambda be, x, y, g, lambd: be.where(be.le(be.abs(x), lambd), _zero(be, g), g),
 )
 Softshrink = _op(
     "Softshrink",
-    lambda be, x, lambd: be.where(be.gt(x, lambd), be.sub(x, lambd), be.where(
-        be.lt(x, -lambd), be.add(x, lambd), be.zeros_like(x))),
-    lambda be, x, y, g, lambd: be.where(be.gt(be.abs(x), lambd), g, _zero(be, g)),
+    lambda be, x, lambd: be.where(be.le(be.abs(x), lambd), be.zeros_like(x),
+                                  be.sub(x, be.mul(be.sign(x), lambd))),
+    lambda be, x, y, g, lambd: be.where(be.le(be.abs(x), lambd), _zero(be, g), g),
 )
 
 
