@@ -1,5 +1,6 @@
 """In-place semantics: version counters, saved-tensor checks, leaf rules, and gradients
-through in-place ops on tensors and on views, compared with PyTorch."""
+through in-place ops on tensors and on views: against the same cases written with numpy's
+views (values, finite-difference gradients) and, where torch is installed, against PyTorch."""
 
 from __future__ import annotations
 
@@ -123,6 +124,69 @@ def test_inplace_on_non_leaf_matches_torch(torch: Any, name: str) -> None:
     np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-6)
 
 
+def _np_clip_(y: np.ndarray, lo: float, hi: float) -> np.ndarray:
+    np.clip(y, lo, hi, out=y)
+    return y
+
+
+def _np_fill_(y: np.ndarray, v: float) -> np.ndarray:
+    y.fill(v)
+    return y
+
+
+def _np_set(y: np.ndarray, index: Any, value: Any) -> np.ndarray:
+    y[index] = value
+    return y
+
+
+def _np_iadd(y: np.ndarray, index: Any, value: Any) -> np.ndarray:
+    y[index] += value
+    return y
+
+
+def _np_imul(y: np.ndarray, index: Any, value: Any) -> np.ndarray:
+    y[index] *= value
+    return y
+
+
+# the same cases written with numpy's views and in-place ufuncs (float64), so the values and
+# (finite-difference) gradients are checked without torch
+NON_LEAF_NUMPY = {
+    "add_": lambda x: (x * 2 + 1).sum(),
+    "mul_pow_": lambda x: (((x * 2) * 3) ** 2 * x).sum(),
+    "sqrt_": lambda x: np.sqrt(x * 1).sum(),
+    "setitem_from_self": lambda x: _np_set(x * 2, 1, (x * 2)[0] * 5).sum(),
+    "copy_": lambda x: (_np_set(np.zeros(3), slice(None), x * 3) ** 2).sum(),
+    "fill_": lambda x: (_np_fill_(x * 3, 2.0) * x).sum(),
+    "zero_": lambda x: (_np_fill_(x * 3, 0.0) + x).sum(),
+    "clamp_": lambda x: _np_clip_(x * 1, 0.5, 1.5).sum(),
+    "div_tensor": lambda x: (x * x / (x + 3)).sum(),
+    "setitem_mask": lambda x: (_np_set(x * 3, x > 1.5, 0.0) ** 2).sum(),
+    "iadd_tensor": lambda x: (x * 1 + x * x).sum(),
+}
+
+
+def _fd_grad(f: Callable, x: np.ndarray, h: float = 1e-6) -> np.ndarray:
+    g = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        xp, xm = x.copy(), x.copy()
+        xp[i] += h
+        xm[i] -= h
+        g[i] = (f(xp) - f(xm)) / (2 * h)
+    return g
+
+
+@pytest.mark.parametrize("name", list(NON_LEAF_CASES))
+def test_inplace_on_non_leaf_values_and_gradients(name: str) -> None:
+    vals = np.array([1.0, 2.0, 0.25])
+    x = lucid.tensor(vals, requires_grad=True)
+    out = NON_LEAF_CASES[name](lucid, x)
+    f = NON_LEAF_NUMPY[name]
+    assert out.item() == pytest.approx(f(vals.copy()), rel=1e-12)
+    out.backward()
+    np.testing.assert_allclose(x.grad.numpy(), _fd_grad(f, vals), rtol=1e-6, atol=1e-7)
+
+
 def test_setitem_of_a_grad_value_into_plain_tensor(torch: Any) -> None:
     def run(m: Any) -> tuple:
         buf = m.zeros(3)
@@ -183,6 +247,75 @@ def test_inplace_on_views_matches_torch(torch: Any, name: str) -> None:
     out.backward()
     tout.backward()
     np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-5)
+
+
+def _view_exp(y: np.ndarray, w: np.ndarray) -> float:
+    v = y[1]
+    np.exp(v, out=v)
+    return float((y * w).sum() + v.sum())
+
+
+def _sibling(y: np.ndarray, w: np.ndarray) -> float:
+    v, c = y[1:], y[:, 1]
+    c[...] = np.tanh(w[:, 0])
+    return float((v * v).sum() + y.sum())
+
+
+def _view_of_view(y: np.ndarray) -> float:
+    v = y[0:2, 1:]
+    v[:, 1] = np.tanh(y[0])[:2]
+    return float(v.sum())
+
+
+def _base_changed(y: np.ndarray, w: np.ndarray) -> float:
+    v = y[0]
+    y *= w
+    return float((v * v).sum())
+
+
+def _strided_zero(y: np.ndarray, w: np.ndarray) -> float:
+    y.reshape(6)[::2] = 0.0  # reshape of a contiguous array is a view
+    return float((y * w).sum())
+
+
+def _reshape_copy(y: np.ndarray, w: np.ndarray) -> float:
+    t = y.T.reshape(6)  # a copy: y is not touched
+    t += 100
+    return float((y * w).sum())
+
+
+VIEW_NUMPY = {
+    "getitem_iadd": lambda x, w: (_np_iadd(x * 2, 0, 1) * w).sum(),
+    "column_mul_": lambda x, w: (_np_imul(x * 2, (slice(None), 0), 3) * w).sum(),
+    "transpose_add_": lambda x, w: ((x * 1 + w) ** 2).sum(),
+    "view_exp_then_both": lambda x, w: _view_exp(x * 1, w),
+    "strided_zero_": lambda x, w: _strided_zero(x * 2, w),
+    "copy_into_buffer_view": lambda x, w: (_np_set(np.zeros(4), slice(1, None), x[0] * 2)
+                                           ** 2).sum(),
+    "nested_views": lambda x, w: (_np_imul(x * 1, (slice(1, None), slice(1, None)),
+                                           x[1:, 1:]) * w).sum(),
+    "reshape_view": lambda x, w: (_np_iadd((x * 1).reshape(3, 2), 0, 10).reshape(2, 3)
+                                  * w).sum(),
+    "reshape_copy_leaves_base": lambda x, w: _reshape_copy(x * 1, w),
+    "t_": lambda x, w: ((x * 1).T * w.T).sum(),
+    "base_changed_view_renewed": lambda x, w: _base_changed(x * 1, w),
+    "sibling_view_renewed": lambda x, w: _sibling(x * 1, w),
+    "view_of_view_renewed": lambda x, w: _view_of_view(x * 1),
+    "unsqueeze_": lambda x, w: ((x * 1)[None] * w).sum(),
+}
+
+
+@pytest.mark.parametrize("name", list(VIEW_CASES))
+def test_inplace_on_views_values_and_gradients(name: str) -> None:
+    x, w = _grid(lucid)
+    xv = x.detach().numpy().astype(np.float64)
+    wv = w.numpy().astype(np.float64)
+    out = VIEW_CASES[name](lucid, x, w)
+    f = VIEW_NUMPY[name]
+    assert out.item() == pytest.approx(f(xv.copy(), wv), rel=1e-6)
+    out.backward()
+    np.testing.assert_allclose(x.grad.numpy(), _fd_grad(lambda a: f(a, wv), xv), rtol=1e-5,
+                               atol=1e-5)
 
 
 def test_inplace_on_view_updates_base_values() -> None:
