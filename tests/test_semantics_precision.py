@@ -6,6 +6,7 @@ its dtype and wraps as torch does."""
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import numpy as np
 import pytest
@@ -102,3 +103,33 @@ def test_small_integer_matmul_matches_torch(torch: object) -> None:
         a = lucid.tensor(m.astype(dt))
         assert str(a.dtype).split(".")[-1] == str((t @ t).dtype).split(".")[-1]
         np.testing.assert_array_equal((a @ a).numpy(), (t @ t).numpy())
+
+
+def _bool_products(L: Any) -> dict[str, Any]:
+    a3, a2 = L.ones(2, 2, 2, dtype=L.bool), L.ones(2, 2, dtype=L.bool)
+    v = L.ones(2, dtype=L.bool)
+    return {"mm": lambda: a2 @ a2, "mv": lambda: a2 @ v, "dot": lambda: v @ v,
+            "vm": lambda: v @ a2, "bmm": lambda: a3 @ a3, "batched_mv": lambda: a3 @ v,
+            "vector_batched": lambda: v @ a3, "batched_mat": lambda: a3 @ a2}
+
+
+BOOL_ERRORS = {"mm": "addmm_impl_cpu_", "mv": "addmv_impl_cpu", "dot": "dot",
+               "vm": "addmm_impl_cpu_", "bmm": "bmm", "batched_mv": "addmv_impl_cpu",
+               "vector_batched": "bmm", "batched_mat": "addmm_impl_cpu_"}
+
+
+def test_bool_matmul_raises() -> None:
+    for name, fn in _bool_products(lucid).items():
+        with pytest.raises(NotImplementedError) as err:
+            fn()
+        assert str(err.value) == f"\"{BOOL_ERRORS[name]}\" not implemented for 'Bool'", name
+    empty = lucid.ones(0, 2, dtype=lucid.bool) @ lucid.ones(2, 2, dtype=lucid.bool)
+    assert empty.shape == (0, 2) and empty.dtype is lucid.bool
+
+
+@pytest.mark.parity
+def test_bool_matmul_errors_match_torch(torch: Any) -> None:
+    for name, fn in _bool_products(torch).items():
+        with pytest.raises(NotImplementedError) as err:
+            fn()
+        assert str(err.value) == f"\"{BOOL_ERRORS[name]}\" not implemented for 'Bool'", name

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._dtype import c10_name
+from .._dtype import bool_, c10_name
 from .._tensor import Tensor
 from ..autograd.function import Op
 from ._util import broadcast_error, broadcast_shapes, sum_to
@@ -119,6 +119,10 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
         )
     if len(sa) > 2 and len(sb) > 2:
         _batch(sa, sb)
+    if input.dtype is bool_ and input.numel() and other.numel():
+        kernel = ("dot" if len(sa) == 1 else "addmv_impl_cpu") if len(sb) == 1 else \
+            "bmm" if len(sb) > 2 else "addmm_impl_cpu_"
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
     return MatMul.apply(input, other)
 
 
