@@ -41,8 +41,7 @@ def test_zero_size_conv_and_pool_match_cpu(dtype: str) -> None:
     gpu = _child(dtype)
     for case in CASES:
         assert gpu[case] == run(case, "cpu", dtype), case
-    assert gpu["conv2d_c0_bias"] == {"shapes": [[1, 4, 3, 3]], "sums": [36.0], "grads": [
-        [[1, 0, 5, 5], 0.0], [[4, 0, 3, 3], 0.0]]}
+    assert "error" not in gpu["conv2d_c0"] and "error" not in gpu["conv_transpose2d_n0"]
     assert gpu["max_pool2d_c0"]["error"] == "RuntimeError"
 
 
@@ -61,28 +60,28 @@ def test_backend_convolution_with_zero_size_operands(dtype: str) -> None:
 
 
 @pytest.mark.parity
-def test_zero_size_cases_match_torch(torch: object) -> None:
-    """The cases where lucid already agrees with torch stay in agreement."""
+@pytest.mark.parametrize("case", [
+    pytest.param(c, marks=pytest.mark.xfail(reason="lucid's op differs from torch here",
+                                            strict=False)) if c in TORCH_DIFFERS else c
+    for c in CASES])
+def test_zero_size_case_matches_torch(case: str, torch: object) -> None:
     tconv = conv_table(torch.nn.functional)  # type: ignore[attr-defined]
     tpool = pool_table(torch.nn.functional)  # type: ignore[attr-defined]
     f64 = torch.float64  # type: ignore[attr-defined]
-    for case in CASES:
-        if case in TORCH_DIFFERS:
-            continue
-        ours = run(case, "cpu", "float64")
-        if case in tconv:
-            xs, ws, fn = tconv[case]
-            leaves = [torch.rand(*xs, dtype=f64).requires_grad_(),  # type: ignore[attr-defined]
-                      torch.rand(*ws, dtype=f64).requires_grad_()]  # type: ignore[attr-defined]
-        else:
-            xs, fn = tpool[case]
-            leaves = [torch.rand(*xs, dtype=f64).requires_grad_()]  # type: ignore[attr-defined]
-        try:
-            out = fn(*leaves)
-        except RuntimeError as e:
-            assert ours == {"error": "RuntimeError", "message": str(e)}, case
-            continue
-        outs = list(out) if isinstance(out, tuple) else [out]
-        assert ours["shapes"] == [list(o.shape) for o in outs], case
+    ours = run(case, "cpu", "float64")
+    if case in tconv:
+        xs, ws, fn = tconv[case]
+        leaves = [torch.rand(*xs, dtype=f64).requires_grad_(),  # type: ignore[attr-defined]
+                  torch.rand(*ws, dtype=f64).requires_grad_()]  # type: ignore[attr-defined]
+    else:
+        xs, fn = tpool[case]
+        leaves = [torch.rand(*xs, dtype=f64).requires_grad_()]  # type: ignore[attr-defined]
+    try:
+        outs = fn(*leaves)
+        outs = list(outs) if isinstance(outs, tuple) else [outs]
         (outs[0] * 1.5).sum().backward()
-        assert ours["grads"] == [[list(t.grad.shape), 0.0] for t in leaves], case
+    except RuntimeError as e:
+        assert ours == {"error": "RuntimeError", "message": str(e)}
+        return
+    assert ours["shapes"] == [list(o.shape) for o in outs]
+    assert ours["grads"] == [[list(t.grad.shape), 0.0] for t in leaves]
