@@ -55,19 +55,13 @@ def var(x: Array, axis: Any = None, correction: float = 1, keepdims: bool = Fals
     return mx.divide(mx.sum(d * d, axis=ax, keepdims=keepdims), builtins.max(n - correction, 0))
 
 
-def _flip(x: Array, axis: int) -> Array:
-    sl = [slice(None)] * x.ndim
-    sl[axis] = slice(None, None, -1)
-    return x[tuple(sl)]
-
-
 def sort(x: Array, axis: int = -1, descending: bool = False) -> tuple[Array, Array]:
     # NOTE: descending is the ascending order of the reversed axis, read backwards, as on the
     # reference backend: NaN first (as in torch), ties in order, no negation of unsigned/bool
     if not descending:
         idx = mx.argsort(x, axis=axis).astype(mx.int64)
     else:
-        idx = (x.shape[axis] - 1) - _flip(mx.argsort(_flip(x, axis), axis=axis), axis).astype(
+        idx = (x.shape[axis] - 1) - flip(mx.argsort(flip(x, axis), axis=axis), axis).astype(
             mx.int64)
     return mx.take_along_axis(x, idx, axis), idx
 
