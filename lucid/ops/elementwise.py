@@ -233,22 +233,22 @@ def _no_integer_zero_divisor(a: Any, b: Any) -> None:
         raise RuntimeError("ZeroDivisionError")
 
 
-def floor_divide(input: Any, other: Any) -> Tensor:
+def _integer_safe(cls: type[Op], input: Any, other: Any, **params: Any) -> Tensor:
     a, b = coerce(input, other)
     _no_integer_zero_divisor(a, b)
-    return _binary(ZeroGrad, a, b, fn="floordiv")
+    return _binary(cls, a, b, **params)
+
+
+def floor_divide(input: Any, other: Any) -> Tensor:
+    return _integer_safe(ZeroGrad, input, other, fn="floordiv")
 
 
 def remainder(input: Any, other: Any) -> Tensor:
-    a, b = coerce(input, other)
-    _no_integer_zero_divisor(a, b)
-    return _binary(Remainder, a, b)
+    return _integer_safe(Remainder, input, other)
 
 
 def fmod(input: Any, other: Any) -> Tensor:
-    a, b = coerce(input, other)
-    _no_integer_zero_divisor(a, b)
-    return _binary(Fmod, a, b)
+    return _integer_safe(Fmod, input, other)
 
 
 def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001
