@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import numpy as np
 import pytest
@@ -135,3 +136,21 @@ def test_activation_at_nan_matches_torch(name: str, torch: object) -> None:
     y.sum().backward()
     np.testing.assert_allclose(y.detach().numpy(), value, rtol=1e-6)
     np.testing.assert_allclose(x.grad.numpy(), grad, rtol=1e-6)
+
+
+def _max_min_at_nan(L: Any, make: Any) -> list:
+    a, b = make([NAN, 1.0, 2.0]), make([0.0, NAN, 1.0])
+    (L.maximum(a, b) + 2 * L.minimum(a, b)).sum().backward()
+    return [a.grad.tolist(), b.grad.tolist()]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_maximum_minimum_gradient_at_nan_reaches_both_sides(device: str) -> None:
+    got = _max_min_at_nan(lucid, lambda v: _t(v, device).requires_grad_())
+    assert got == [[3.0, 3.0, 1.0], [3.0, 3.0, 2.0]]
+
+
+@pytest.mark.parity
+def test_maximum_minimum_at_nan_matches_torch(torch: Any) -> None:
+    theirs = _max_min_at_nan(torch, lambda v: torch.tensor(v, requires_grad=True))
+    assert theirs == [[3.0, 3.0, 1.0], [3.0, 3.0, 2.0]]

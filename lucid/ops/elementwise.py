@@ -98,14 +98,15 @@ class Maximum(Op):
         return self.be.maximum(a, b) if self._pick == "gt" else self.be.minimum(a, b)
 
     def backward(self, g):
+        # NOTE: torch's rule: ties split the gradient; a side gets it unless it lost, so at a
+        # NaN (no comparison holds) both sides get the full gradient
         be = self.be
         a, b = self.saved
-        win_a = be.gt(a, b) if self._pick == "gt" else be.lt(a, b)
-        half = be.mul(g, 0.5)
-        tie = be.eq(a, b)
+        lt, gt = be.lt(a, b), be.gt(a, b)
+        share = be.where(be.eq(a, b), be.mul(g, 0.5), g)
         zero = be.zeros_like(g)
-        ga = be.where(win_a, g, be.where(tie, half, zero))
-        gb = be.where(win_a, zero, be.where(tie, half, g))
+        ga = be.where(lt if self._pick == "gt" else gt, zero, share)
+        gb = be.where(gt if self._pick == "gt" else lt, zero, share)
         return sum_to(be, ga, shape_of(a)), sum_to(be, gb, shape_of(b))
 
 
