@@ -1,5 +1,7 @@
 """Functional forms of the layers, as ``torch.nn.functional`` (over ``lucid.ops``).
 
+Every name is imported below from the ``lucid.ops`` file that defines it.
+
 Example::
 
     import lucid.nn.functional as F
@@ -9,22 +11,102 @@ Example::
 
 from __future__ import annotations
 
-import importlib
-
+from .._tensor import Tensor
+from ..ops.activation import (
+    celu,
+    elu,
+    gelu,
+    glu,
+    hardshrink,
+    hardsigmoid,
+    hardswish,
+    hardtanh,
+    leaky_relu,
+    log_softmax,
+    logsigmoid,
+    mish,
+    prelu,
+    relu,
+    relu6,
+    selu,
+    sigmoid,
+    silu,
+    softmax,
+    softmin,
+    softplus,
+    softshrink,
+    softsign,
+    tanh,
+    tanhshrink,
+    threshold,
+)
+from ..ops.conv import (
+    conv1d,
+    conv2d,
+    conv_transpose1d,
+    conv_transpose2d,
+    fold,
+    unfold,
+)
+from ..ops.loss import (
+    binary_cross_entropy,
+    binary_cross_entropy_with_logits,
+    cross_entropy,
+    huber_loss,
+    kl_div,
+    l1_loss,
+    mse_loss,
+    nll_loss,
+    smooth_l1_loss,
+)
 from ..ops.matmul import linear
 from ..ops.movement import pad
+from ..ops.nn_misc import (
+    bilinear,
+    dropout,
+    dropout1d,
+    dropout2d,
+    dropout3d,
+    embedding,
+    interpolate,
+    one_hot,
+    scaled_dot_product_attention,
+)
+from ..ops.norm import (
+    batch_norm,
+    group_norm,
+    instance_norm,
+    layer_norm,
+    normalize,
+    rms_norm,
+)
+from ..ops.pool import (
+    adaptive_avg_pool1d,
+    adaptive_avg_pool2d,
+    adaptive_max_pool1d,
+    adaptive_max_pool2d,
+    avg_pool1d,
+    avg_pool2d,
+    max_pool1d,
+    max_pool2d,
+)
 
-__all__ = ["linear", "pad", "relu_"]
-# (importlib: some family names, e.g. ``norm``, are also op names in ``lucid.ops``)
-for _fam in ("activation", "norm", "loss", "nn_misc", "conv", "pool"):
-    _mod = importlib.import_module(f"lucid.ops.{_fam}")
-    for _name in _mod.__all__:
-        globals()[_name] = getattr(_mod, _name)
-        __all__.append(_name)
-del _fam, _mod, _name
+__all__ = [
+    "linear", "pad", "relu_", "relu", "relu6", "leaky_relu", "elu", "selu", "celu", "gelu",
+    "silu", "mish", "softplus", "hardtanh", "hardsigmoid", "hardswish", "sigmoid", "tanh",
+    "logsigmoid", "softsign", "tanhshrink", "threshold", "hardshrink", "softshrink", "prelu",
+    "glu", "softmax", "log_softmax", "softmin", "batch_norm", "layer_norm", "group_norm",
+    "instance_norm", "rms_norm", "normalize", "cross_entropy", "nll_loss", "mse_loss",
+    "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
+    "binary_cross_entropy_with_logits", "kl_div", "dropout", "dropout1d", "dropout2d",
+    "dropout3d", "embedding", "one_hot", "interpolate", "scaled_dot_product_attention",
+    "bilinear", "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "unfold", "fold",
+    "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
+    "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d",
+]
 
 
-def relu_(input):  # type: ignore[no-untyped-def]
+def relu_(input: Tensor) -> Tensor:
     """In-place ``relu``.
 
     Example::
@@ -32,4 +114,3 @@ def relu_(input):  # type: ignore[no-untyped-def]
         F.relu_(x)
     """
     return input.relu_()
-
