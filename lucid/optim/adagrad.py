@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
-from .optimizer import Optimizer, bump, check_flags, check_range, scalar_tensor, store, zeros_state
+from .._tensor import Tensor
+from .optimizer import Optimizer, bump, check_flags, check_range, scalar_tensor, zeros_state
 
 __all__ = ["Adagrad"]
 
@@ -41,40 +42,25 @@ class Adagrad(Optimizer):
                     "differentiable": differentiable, "fused": fused}
         check_flags(defaults)
         super().__init__(params, defaults)
-        for group in self.param_groups:
+        for group in self.param_groups:  # as in PyTorch, the state exists from the start
             for p in group["params"]:
-                self._init_state(p, initial_accumulator_value)
+                self.init_state(self.state[p], p, group)
 
-    def _init_state(self, p: Any, init: float) -> dict[str, Any]:
-        state = self.state[p]
+    def init_state(self, state: dict[str, Any], param: Tensor, group: dict[str, Any]) -> None:
+        # NOTE: the constructor's initial_accumulator_value, also for a group that sets its
+        # own (as PyTorch's constructor does)
         state["step"] = scalar_tensor(0.0)
-        state["sum"] = zeros_state(p, init)
-        return state
+        state["sum"] = zeros_state(param, self.defaults["initial_accumulator_value"])
 
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """Update every parameter that has a gradient; returns the closure's loss, if any.
+    def prepare_group(self, group: dict[str, Any]) -> tuple:
+        return (float(group["lr"]), group["lr_decay"], group["eps"], group["weight_decay"],
+                group["maximize"])
 
-        Example::
-
-            opt.step()
-        """
-        loss = self._run_closure(closure)
-        for group in self.param_groups:
-            lr = float(group["lr"])
-            lr_decay = group["lr_decay"]
-            for p in group["params"]:
-                g = p.grad
-                if g is None:
-                    continue
-                state = self.state[p]
-                if len(state) == 0:
-                    state = self._init_state(p, self.defaults["initial_accumulator_value"])
-                t = bump(state["step"])
-                s = state["sum"]
-                out = p._be.adagrad_update(
-                    p._data, g._data, s._data, eps=group["eps"],
-                    weight_decay=group["weight_decay"], clr=lr / (1 + (t - 1) * lr_decay),
-                    maximize=group["maximize"])
-                store((p, s), out)
-        self._after_step()
-        return loss
+    def apply_single(self, grad: Tensor, param: Tensor, state: dict[str, Any],
+                     hyper: tuple) -> tuple[tuple, tuple]:
+        lr, lr_decay, eps, wd, maximize = hyper
+        t = bump(state["step"])
+        s = state["sum"]
+        return (param, s), param._be.adagrad_update(
+            param._data, grad._data, s._data, eps=eps, weight_decay=wd,
+            clr=lr / (1 + (t - 1) * lr_decay), maximize=maximize)

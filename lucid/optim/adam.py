@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
+from .._tensor import Tensor
 from .optimizer import (
     Optimizer,
     bump,
     check_flags,
     check_range,
     scalar_tensor,
-    store,
     weight_decay_split,
     zeros_state,
 )
@@ -52,43 +52,31 @@ class Adam(Optimizer):
         check_flags(defaults)
         super().__init__(params, defaults)
 
-    @staticmethod
-    def _new_state(state: dict[str, Any], p: Any, group: dict[str, Any]) -> None:
+    def init_state(self, state: dict[str, Any], param: Tensor, group: dict[str, Any]) -> None:
         state["step"] = scalar_tensor(0.0)
-        state["exp_avg"] = zeros_state(p)
-        state["exp_avg_sq"] = zeros_state(p)
+        state["exp_avg"] = zeros_state(param)
+        state["exp_avg_sq"] = zeros_state(param)
         if group["amsgrad"]:
-            state["max_exp_avg_sq"] = zeros_state(p)
+            state["max_exp_avg_sq"] = zeros_state(param)
 
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """Update every parameter that has a gradient; returns the closure's loss, if any.
+    def prepare_group(self, group: dict[str, Any]) -> tuple:
+        lr = float(group["lr"])
+        beta1, beta2 = (float(b) for b in group["betas"])
+        decay, l2 = weight_decay_split(lr, group["weight_decay"],
+                                       group["decoupled_weight_decay"])
+        return lr, beta1, beta2, group["eps"], l2, decay, group["amsgrad"], group["maximize"]
 
-        Example::
-
-            opt.step()
-        """
-        loss = self._run_closure(closure)
-        for group in self.param_groups:
-            lr = float(group["lr"])
-            beta1, beta2 = (float(b) for b in group["betas"])
-            eps = group["eps"]
-            wd = group["weight_decay"]
-            amsgrad = group["amsgrad"]
-            maximize = group["maximize"]
-            decay, l2 = weight_decay_split(lr, wd, group["decoupled_weight_decay"])
-            for p, g, state in self._with_grads(group, self._new_state):
-                t = bump(state["step"])
-                m = state["exp_avg"]
-                v = state["exp_avg_sq"]
-                vm = state["max_exp_avg_sq"] if amsgrad else None
-                out = p._be.adam_update(
-                    p._data, g._data, m._data, v._data, None if vm is None else vm._data,
-                    beta1=beta1, beta2=beta2, eps=eps, weight_decay=l2, decay=decay,
-                    step_size=lr / (1 - beta1**t), bc2_sqrt=(1 - beta2**t) ** 0.5,
-                    maximize=maximize)
-                store((p, m, v, vm), out)
-        self._after_step()
-        return loss
+    def apply_single(self, grad: Tensor, param: Tensor, state: dict[str, Any],
+                     hyper: tuple) -> tuple[tuple, tuple]:
+        lr, beta1, beta2, eps, l2, decay, amsgrad, maximize = hyper
+        t = bump(state["step"])
+        m = state["exp_avg"]
+        v = state["exp_avg_sq"]
+        vm = state["max_exp_avg_sq"] if amsgrad else None
+        return (param, m, v, vm), param._be.adam_update(
+            param._data, grad._data, m._data, v._data, None if vm is None else vm._data,
+            beta1=beta1, beta2=beta2, eps=eps, weight_decay=l2, decay=decay,
+            step_size=lr / (1 - beta1**t), bc2_sqrt=(1 - beta2**t) ** 0.5, maximize=maximize)
 
 
 class AdamW(Adam):

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
-from .optimizer import Optimizer, bump, check_flags, check_range, scalar_tensor, store, zeros_state
+from .._tensor import Tensor
+from .optimizer import Optimizer, bump, check_flags, check_range, scalar_tensor, zeros_state
 
 __all__ = ["Adamax"]
 
@@ -34,31 +35,22 @@ class Adamax(Optimizer):
         check_flags(defaults)
         super().__init__(params, defaults)
 
-    @staticmethod
-    def _new_state(state: dict[str, Any], p: Any, group: dict[str, Any]) -> None:
+    def init_state(self, state: dict[str, Any], param: Tensor, group: dict[str, Any]) -> None:
         state["step"] = scalar_tensor(0.0)
-        state["exp_avg"] = zeros_state(p)
-        state["exp_inf"] = zeros_state(p)
+        state["exp_avg"] = zeros_state(param)
+        state["exp_inf"] = zeros_state(param)
 
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """Update every parameter that has a gradient; returns the closure's loss, if any.
+    def prepare_group(self, group: dict[str, Any]) -> tuple:
+        beta1, beta2 = (float(b) for b in group["betas"])
+        return (float(group["lr"]), beta1, beta2, group["eps"], group["weight_decay"],
+                group["maximize"])
 
-        Example::
-
-            opt.step()
-        """
-        loss = self._run_closure(closure)
-        for group in self.param_groups:
-            lr = float(group["lr"])
-            beta1, beta2 = (float(b) for b in group["betas"])
-            for p, g, state in self._with_grads(group, self._new_state):
-                t = bump(state["step"])
-                m = state["exp_avg"]
-                u = state["exp_inf"]
-                out = p._be.adamax_update(
-                    p._data, g._data, m._data, u._data, beta1=beta1, beta2=beta2,
-                    eps=group["eps"], weight_decay=group["weight_decay"],
-                    clr=lr / (1 - beta1**t), maximize=group["maximize"])
-                store((p, m, u), out)
-        self._after_step()
-        return loss
+    def apply_single(self, grad: Tensor, param: Tensor, state: dict[str, Any],
+                     hyper: tuple) -> tuple[tuple, tuple]:
+        lr, beta1, beta2, eps, wd, maximize = hyper
+        t = bump(state["step"])
+        m = state["exp_avg"]
+        u = state["exp_inf"]
+        return (param, m, u), param._be.adamax_update(
+            param._data, grad._data, m._data, u._data, beta1=beta1, beta2=beta2, eps=eps,
+            weight_decay=wd, clr=lr / (1 - beta1**t), maximize=maximize)

@@ -1,15 +1,17 @@
 """``Optimizer``: parameter groups, per-parameter state, state_dict — as ``torch.optim.Optimizer``.
 
-Subclasses implement ``step`` by calling one backend update method per parameter
-(``p._be.adam_update(...)``, ...): the backend updates the arrays in place where it can and
-returns them, so the same Python code serves every device.
+``Optimizer.step`` owns the loop over groups and parameters; each optimizer defines only its
+per-parameter rule (``apply_single``, as MLX's ``Optimizer.apply_single``), which calls one
+backend update method (``p._be.adam_update(...)``, ...): the backend updates the arrays in
+place where it can and returns them, so the same Python code serves every device.
 """
 
 from __future__ import annotations
 
 import copy
+import warnings
 from collections import OrderedDict, defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from itertools import chain
 from typing import Any
 
@@ -64,11 +66,11 @@ def scalar_tensor(value: float) -> Tensor:
 def bump(t: Tensor) -> float:
     """``t += 1`` in place for a 0-d state tensor; returns the new value as a float."""
     a = t._data
+    t._vc[0] += 1
     if isinstance(a, np.ndarray):
         a += 1
-    else:
-        t._data = t._be.assign(a, t._be.add(a, 1))
-    t._vc[0] += 1
+        return float(a)
+    t._data = t._be.assign(a, t._be.add(a, 1))
     return float(t._be.item(t._data))
 
 
@@ -78,15 +80,6 @@ def zeros_state(p: Tensor, fill: float = 0.0) -> Tensor:
     d = be.dtype_of(p._data)
     data = be.zeros(p._data.shape, d) if fill == 0 else be.full(p._data.shape, fill, d)
     return _make(data, be, False, None)
-
-
-def store(tensors: Iterable[Tensor | None], arrays: Iterable[Any]) -> None:
-    """Adopt each update result as its tensor's data (None slots skipped), bumping versions:
-    the tensors keep their identity, so references held elsewhere stay valid."""
-    for t, a in zip(tensors, arrays):
-        if t is not None:
-            t._data = a
-            t._vc[0] += 1
 
 
 def weight_decay_split(lr: float, wd: float, decoupled: bool) -> tuple[float, float]:
@@ -255,8 +248,6 @@ class Optimizer:
             param_group.setdefault(name, default)
         ids = {id(p) for p in tensors}
         if len(ids) != len(tensors):
-            import warnings
-
             warnings.warn("optimizer contains a parameter group with duplicate parameters; "
                           "in future, this will cause an error", stacklevel=3)
         seen: set[int] = set()
@@ -293,35 +284,82 @@ class Optimizer:
                     g.zero_()
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """Update the parameters once; ``closure`` (re-evaluates the loss) is optional for
-        most optimizers. Returns the closure's loss, or None."""
-        raise NotImplementedError
+        """Update every parameter that has a gradient; returns the closure's loss, if any.
 
-    def _run_closure(self, closure: Callable[[], Any] | None) -> Any:
+        ``closure`` re-evaluates the model and returns the loss (it runs with gradients
+        enabled). The loop is the same for every optimizer: run the step pre-hooks and the
+        closure; per group, read the hyper-parameters once (``prepare_group``); per parameter
+        with a gradient, create its state when empty (``init_state``), apply the update rule
+        (``apply_single``) and adopt the arrays it returns; then run the step post-hooks.
+
+        Example::
+
+            opt.step()
+            loss = opt.step(lambda: loss_fn(net(x), y))   # closure re-evaluates the loss
+        """
+        if type(self).apply_single is Optimizer.apply_single:
+            raise NotImplementedError
         for hook in list(self._optimizer_step_pre_hooks.values()):
             hook(self, (), {})
-        if closure is None:
-            return None
-        with enable_grad():
-            return closure()
-
-    def _with_grads(self, group: dict[str, Any],
-                    init: Callable[[dict[str, Any], Tensor, dict[str, Any]], None]
-                    ) -> Iterator[tuple[Tensor, Tensor, dict[str, Any]]]:
-        """``(param, grad, state)`` for each parameter of ``group`` that has a gradient;
-        ``init(state, param, group)`` fills an empty state first."""
-        for p in group["params"]:
-            g = p.grad
-            if g is None:
-                continue
-            state = self.state[p]
-            if len(state) == 0:
-                init(state, p, group)
-            yield p, g, state
-
-    def _after_step(self) -> None:
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        state = self.state
+        init = self.init_state
+        apply = self.apply_single
+        for group in self.param_groups:
+            hyper = self.prepare_group(group)
+            stateful = self.has_state(group)
+            for p in group["params"]:
+                g = p.grad
+                if g is None:
+                    continue
+                st = None
+                if stateful:
+                    st = state[p]
+                    if not st:
+                        init(st, p, group)
+                tensors, arrays = apply(g, p, st, hyper)
+                # adopt the results: identities stay, so references held elsewhere stay valid
+                for t, a in zip(tensors, arrays):
+                    if t is not None:
+                        t._data = a
+                        t._vc[0] += 1
         for hook in list(self._optimizer_step_post_hooks.values()):
             hook(self, (), {})
+        return loss
+
+    # ---- what each optimizer defines --------------------------------------------------------
+    def prepare_group(self, group: dict[str, Any]) -> Any:
+        """The group's hyper-parameters as ``apply_single`` reads them, computed once per
+        group and step (the group itself unless an optimizer overrides it)."""
+        return group
+
+    def has_state(self, group: dict[str, Any]) -> bool:
+        """Whether the parameters of ``group`` keep per-parameter state (SGD without
+        momentum keeps none, as in PyTorch)."""
+        return True
+
+    def init_state(self, state: dict[str, Any], param: Tensor, group: dict[str, Any]) -> None:
+        """Fill the empty ``state`` of ``param`` before its first update (nothing by default)."""
+
+    def apply_single(self, grad: Tensor, param: Tensor, state: dict[str, Any] | None,
+                     hyper: Any) -> tuple[tuple[Tensor | None, ...], tuple[Any, ...]]:
+        """The update rule for one parameter: given its gradient, its state and the group's
+        ``hyper`` (from ``prepare_group``), return the tensors it updates (``param`` first,
+        then its state tensors, None where unused) and their new arrays in the same order,
+        as the backend's ``*_update`` method returns them. ``step`` adopts the arrays.
+
+        Example::
+
+            def apply_single(self, grad, param, state, hyper):
+                lr, maximize = hyper
+                buf = state["buf"]
+                return (param, buf), param._be.my_update(param._data, grad._data, buf._data,
+                                                         lr=lr, maximize=maximize)
+        """
+        raise NotImplementedError
 
     def register_step_pre_hook(self, hook: Callable[..., None]) -> _Handle:
         """Call ``hook(optimizer, args, kwargs)`` before every ``step``; returns a handle."""

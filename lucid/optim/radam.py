@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
+from .._tensor import Tensor
 from .optimizer import (
     Optimizer,
     bump,
     check_flags,
     check_range,
     scalar_tensor,
-    store,
     weight_decay_split,
     zeros_state,
 )
@@ -47,41 +47,32 @@ class RAdam(Optimizer):
         check_flags(defaults)
         super().__init__(params, defaults)
 
-    @staticmethod
-    def _new_state(state: dict[str, Any], p: Any, group: dict[str, Any]) -> None:
+    def init_state(self, state: dict[str, Any], param: Tensor, group: dict[str, Any]) -> None:
         state["step"] = scalar_tensor(0.0)
-        state["exp_avg"] = zeros_state(p)
-        state["exp_avg_sq"] = zeros_state(p)
+        state["exp_avg"] = zeros_state(param)
+        state["exp_avg_sq"] = zeros_state(param)
 
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """Update every parameter that has a gradient; returns the closure's loss, if any.
+    def prepare_group(self, group: dict[str, Any]) -> tuple:
+        lr = float(group["lr"])
+        beta1, beta2 = (float(b) for b in group["betas"])
+        decay, l2 = weight_decay_split(lr, group["weight_decay"],
+                                       group["decoupled_weight_decay"])
+        rho_inf = 2 / (1 - beta2) - 1
+        return lr, beta1, beta2, group["eps"], l2, decay, rho_inf, group["maximize"]
 
-        Example::
-
-            opt.step()
-        """
-        loss = self._run_closure(closure)
-        for group in self.param_groups:
-            lr = float(group["lr"])
-            beta1, beta2 = (float(b) for b in group["betas"])
-            wd = group["weight_decay"]
-            decay, l2 = weight_decay_split(lr, wd, group["decoupled_weight_decay"])
-            rho_inf = 2 / (1 - beta2) - 1
-            for p, g, state in self._with_grads(group, self._new_state):
-                t = bump(state["step"])
-                bc2 = 1 - beta2**t
-                rho_t = rho_inf - 2 * t * (beta2**t) / bc2
-                rect = None
-                if rho_t > 5.0:
-                    rect = ((rho_t - 4) * (rho_t - 2) * rho_inf
-                            / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
-                m = state["exp_avg"]
-                v = state["exp_avg_sq"]
-                out = p._be.radam_update(
-                    p._data, g._data, m._data, v._data, beta1=beta1, beta2=beta2,
-                    eps=group["eps"], weight_decay=l2, decay=decay, lr=lr,
-                    bc1=1 - beta1**t, bc2_sqrt=bc2**0.5, rect=rect,
-                    maximize=group["maximize"])
-                store((p, m, v), out)
-        self._after_step()
-        return loss
+    def apply_single(self, grad: Tensor, param: Tensor, state: dict[str, Any],
+                     hyper: tuple) -> tuple[tuple, tuple]:
+        lr, beta1, beta2, eps, l2, decay, rho_inf, maximize = hyper
+        t = bump(state["step"])
+        bc2 = 1 - beta2**t
+        rho_t = rho_inf - 2 * t * (beta2**t) / bc2
+        rect = None
+        if rho_t > 5.0:
+            rect = ((rho_t - 4) * (rho_t - 2) * rho_inf
+                    / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
+        m = state["exp_avg"]
+        v = state["exp_avg_sq"]
+        return (param, m, v), param._be.radam_update(
+            param._data, grad._data, m._data, v._data, beta1=beta1, beta2=beta2, eps=eps,
+            weight_decay=l2, decay=decay, lr=lr, bc1=1 - beta1**t, bc2_sqrt=bc2**0.5,
+            rect=rect, maximize=maximize)

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
-from .optimizer import Optimizer, bump, check_flags, check_range, scalar_tensor, store, zeros_state
+from .._tensor import Tensor
+from .optimizer import Optimizer, bump, check_flags, check_range, scalar_tensor, zeros_state
 
 __all__ = ["RMSprop"]
 
@@ -43,37 +44,26 @@ class RMSprop(Optimizer):
         check_flags(defaults)
         super().__init__(params, defaults)
 
-    @staticmethod
-    def _new_state(state: dict[str, Any], p: Any, group: dict[str, Any]) -> None:
+    def init_state(self, state: dict[str, Any], param: Tensor, group: dict[str, Any]) -> None:
         state["step"] = scalar_tensor(0.0)
-        state["square_avg"] = zeros_state(p)
+        state["square_avg"] = zeros_state(param)
         if group["momentum"] > 0:
-            state["momentum_buffer"] = zeros_state(p)
+            state["momentum_buffer"] = zeros_state(param)
         if group["centered"]:
-            state["grad_avg"] = zeros_state(p)
+            state["grad_avg"] = zeros_state(param)
 
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """Update every parameter that has a gradient; returns the closure's loss, if any.
+    def prepare_group(self, group: dict[str, Any]) -> tuple:
+        return (float(group["lr"]), group["alpha"], group["eps"], group["weight_decay"],
+                group["momentum"], group["centered"], group["maximize"])
 
-        Example::
-
-            opt.step()
-        """
-        loss = self._run_closure(closure)
-        for group in self.param_groups:
-            lr = float(group["lr"])
-            momentum = group["momentum"]
-            centered = group["centered"]
-            for p, g, state in self._with_grads(group, self._new_state):
-                bump(state["step"])
-                sq = state["square_avg"]
-                ga = state["grad_avg"] if centered else None
-                buf = state["momentum_buffer"] if momentum > 0 else None
-                out = p._be.rmsprop_update(
-                    p._data, g._data, sq._data, None if ga is None else ga._data,
-                    None if buf is None else buf._data, lr=lr, alpha=group["alpha"],
-                    eps=group["eps"], weight_decay=group["weight_decay"], momentum=momentum,
-                    maximize=group["maximize"])
-                store((p, sq, ga, buf), out)
-        self._after_step()
-        return loss
+    def apply_single(self, grad: Tensor, param: Tensor, state: dict[str, Any],
+                     hyper: tuple) -> tuple[tuple, tuple]:
+        lr, alpha, eps, wd, momentum, centered, maximize = hyper
+        bump(state["step"])
+        sq = state["square_avg"]
+        ga = state["grad_avg"] if centered else None
+        buf = state["momentum_buffer"] if momentum > 0 else None
+        return (param, sq, ga, buf), param._be.rmsprop_update(
+            param._data, grad._data, sq._data, None if ga is None else ga._data,
+            None if buf is None else buf._data, lr=lr, alpha=alpha, eps=eps, weight_decay=wd,
+            momentum=momentum, maximize=maximize)

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
-from .optimizer import Optimizer, check_flags, store, zeros_state
+from .._tensor import Tensor
+from .optimizer import Optimizer, check_flags, zeros_state
 
 __all__ = ["SGD"]
 
@@ -44,38 +45,26 @@ class SGD(Optimizer):
         check_flags(defaults)
         super().__init__(params, defaults)
 
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """Update every parameter that has a gradient; returns the closure's loss, if any.
+    def has_state(self, group: dict[str, Any]) -> bool:
+        return group["momentum"] != 0
 
-        Example::
+    def prepare_group(self, group: dict[str, Any]) -> tuple:
+        return (float(group["lr"]), group["momentum"], group["dampening"],
+                group["weight_decay"], group["nesterov"], group["maximize"])
 
-            loss = opt.step(lambda: loss_fn(net(x), y))   # closure re-evaluates the loss
-        """
-        loss = self._run_closure(closure)
-        for group in self.param_groups:
-            lr = float(group["lr"])
-            momentum = group["momentum"]
-            dampening = group["dampening"]
-            wd = group["weight_decay"]
-            nesterov = group["nesterov"]
-            maximize = group["maximize"]
-            for p in group["params"]:
-                g = p.grad
-                if g is None:
-                    continue
-                buf_t = None
-                first = False
-                if momentum != 0:
-                    state = self.state[p]
-                    buf_t = state.get("momentum_buffer")
-                    if buf_t is None:
-                        buf_t = state["momentum_buffer"] = zeros_state(p)
-                        first = True
-                out = p._be.sgd_update(
-                    p._data, g._data, None if buf_t is None else buf_t._data, lr=lr,
-                    momentum=momentum, dampening=dampening, weight_decay=wd,
-                    nesterov=nesterov, maximize=maximize, first=first)
-                store((p, buf_t), out)
-        self._after_step()
-        return loss
+    def apply_single(self, grad: Tensor, param: Tensor, state: dict[str, Any] | None,
+                     hyper: tuple) -> tuple[tuple, tuple]:
+        lr, momentum, dampening, wd, nesterov, maximize = hyper
+        buf = None
+        first = False
+        if state is not None:
+            # the buffer starts as a copy of the first gradient (the kernel's ``first``)
+            buf = state.get("momentum_buffer")
+            if buf is None:
+                buf = state["momentum_buffer"] = zeros_state(param)
+                first = True
+        return (param, buf), param._be.sgd_update(
+            param._data, grad._data, None if buf is None else buf._data, lr=lr,
+            momentum=momentum, dampening=dampening, weight_decay=wd, nesterov=nesterov,
+            maximize=maximize, first=first)
 
