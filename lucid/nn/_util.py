@@ -1,9 +1,13 @@
-"""Small helpers shared by the nn files: PyTorch-style type names for error messages."""
+"""Small helpers shared by the nn files: PyTorch-style type names for error messages, repr
+indentation, and moving an array between backends and dtypes."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
+from .. import _dtype
 from .._dtype import torch_name
 from .._tensor import Tensor
 
@@ -35,3 +39,17 @@ def addindent(s: str, n: int) -> str:
         return s
     first = lines.pop(0)
     return first + "\n" + "\n".join((" " * n) + ln if ln.strip() else "" for ln in lines)
+
+
+def convert_array(arr: Any, src: Any, be: Any, dt: _dtype.dtype | None) -> Any:
+    """``arr`` (on backend ``src``, or numpy when None) on backend ``be`` with dtype ``dt``
+    (None keeps the dtype)."""
+    if src is None:
+        if dt is None:
+            dt = _dtype.from_numpy_dtype(arr.dtype)
+        return be.from_numpy(np.asarray(arr, dtype=dt.np))
+    if src is not be:
+        arr = be.from_numpy(np.array(src.to_numpy(arr)))
+    if dt is not None and be.dtype_of(arr) is not dt:
+        arr = be.astype(arr, dt)
+    return arr

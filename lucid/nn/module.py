@@ -3,8 +3,14 @@
 A module finds its state by assignment: a ``Parameter``, a ``Buffer`` or a ``Module``
 assigned to an attribute lands in ``_parameters``, ``_buffers`` or ``_modules``, and those
 three registries are the one source of truth for iteration, ``state_dict``, ``to()`` and
-``repr``. Traversal, calling and hooks, state dicts and device/dtype moves live in the
-mixins of module_tree.py, module_call.py, module_state.py and module_apply.py.
+``repr``. This file holds the class, registration, attribute routing, modes and ``repr``;
+the rest lives in one mixin per concern, each in a file named for it:
+
+    module_traversal.py        children / modules / named_* / get_submodule ...
+    module_hooks.py            register_*_hook, ``__call__``, RemovableHandle
+    module_state_dict.py       state_dict / load_state_dict and their hooks
+    module_state_dict_load.py  reading checkpoint values, the staged (atomic) load
+    module_to.py               _apply / to / cpu / gpu / float / double / half / type
 """
 
 from __future__ import annotations
@@ -15,10 +21,10 @@ from typing import Any, TypeVar
 
 from .._tensor import Tensor
 from ._util import addindent, typename
-from .module_apply import _ModuleApply
-from .module_call import _ModuleCall
-from .module_state import _ModuleState
-from .module_tree import _ModuleTree
+from .module_hooks import _ModuleHooks
+from .module_state_dict import _ModuleStateDict
+from .module_to import _ModuleTo
+from .module_traversal import _ModuleTraversal
 from .parameter import Buffer, Parameter
 
 __all__ = ["Module"]
@@ -40,7 +46,7 @@ def _forward_unimplemented(self: Module, *input: Any) -> None:
     )
 
 
-class Module(_ModuleTree, _ModuleCall, _ModuleState, _ModuleApply):
+class Module(_ModuleTraversal, _ModuleHooks, _ModuleStateDict, _ModuleTo):
     """Base class for all neural network modules.
 
     Subclasses call ``super().__init__()`` first, then assign parameters, buffers and

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import builtins
-from typing import Any
+from typing import Any, NamedTuple
+
+import numpy as np
 
 from .. import _dtype
+from .._device import device as _device_cls
 from .._tensor import Tensor
 from ..autograd.function import Op
 from ..backend import get_backend
 from ._util import cast
+from .shape import clone
 
 
 class ToDevice(Op):
@@ -30,28 +34,58 @@ def to_device(t: Tensor, dst: Any) -> Tensor:
     return out
 
 
-def _parse_to(args: tuple, kwargs: dict) -> tuple[Any, Any, bool]:
+class ToArgs(NamedTuple):
+    """The arguments of a ``to()`` call, resolved: a backend (None: stay) and a lucid dtype
+    (None: keep)."""
+
+    backend: Any
+    dtype: _dtype.dtype | None
+    non_blocking: bool
+    copy: bool
+    memory_format: Any
+
+
+def _is_dtype_like(a: Any) -> bool:
+    """A lucid, numpy or torch dtype, or a type object (``float``, ``np.float32``)."""
+    return isinstance(a, (_dtype.dtype, builtins.type, np.dtype)) or (
+        hasattr(a, "is_floating_point") and hasattr(a, "itemsize"))  # a torch.dtype
+
+
+def parse_to(*args: Any, **kwargs: Any) -> ToArgs:
+    """Parse the arguments of ``Tensor.to`` and ``Module.to`` as PyTorch does: ``to(device)``,
+    ``to(dtype)``, ``to(tensor)`` (its device and dtype), ``to(device, dtype)``, then up to two
+    positional flags (``non_blocking``, ``copy``), and the keywords ``device=``, ``dtype=``,
+    ``non_blocking=``, ``copy=``, ``memory_format=`` (accepted, ignored).
+
+    Example::
+
+        parse_to("cpu", lucid.float64, copy=True)   # ToArgs(backend=<cpu>, dtype=float64, ...)
+    """
     dev = kwargs.pop("device", None)
     dt = kwargs.pop("dtype", None)
-    copy = bool(kwargs.pop("copy", False))
-    kwargs.pop("non_blocking", None)
-    kwargs.pop("memory_format", None)
+    flags = [bool(kwargs.pop("non_blocking", False)), bool(kwargs.pop("copy", False))]
+    memory_format = kwargs.pop("memory_format", None)
     if kwargs:
-        raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
+        raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    n_flags = 0
     for a in args:
         if isinstance(a, Tensor):
             dev, dt = a._be, a.dtype
         elif isinstance(a, bool):
-            copy = a
-        elif isinstance(a, (_dtype.dtype, builtins.type)):  # ``type`` is shadowed below
-            dt = a
+            if n_flags == 2:
+                raise TypeError(f"to() received an invalid argument: {a!r}")
+            flags[n_flags] = a
+            n_flags += 1
         elif a is None:
             continue
-        elif isinstance(a, (str, int)) or hasattr(a, "type"):
+        elif _is_dtype_like(a):
+            dt = a
+        elif isinstance(a, (str, int, _device_cls)) or hasattr(a, "type"):  # torch.device too
             dev = a
         else:
-            dt = _dtype.to_dtype(a)
-    return dev, dt, copy
+            raise TypeError(f"to() received an invalid argument: {a!r}")
+    return ToArgs(None if dev is None else get_backend(dev),
+                  None if dt is None else _dtype.to_dtype(dt), flags[0], flags[1], memory_format)
 
 
 def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
@@ -61,16 +95,13 @@ def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
 
         x.to(lucid.float64); x.to("gpu"); x.to("cpu", lucid.float16); x.to(other)
     """
-    dev, dt, copy = _parse_to(args, dict(kwargs))
+    be, dt, _, copy, _ = parse_to(*args, **kwargs)
     out = self
-    if dev is not None:
-        be = dev if hasattr(dev, "dtype_of") else get_backend(dev)
+    if be is not None:
         out = to_device(out, be)
     if dt is not None:
-        out = cast(out, _dtype.to_dtype(dt))
+        out = cast(out, dt)
     if copy and out is self:
-        from .movement import clone
-
         out = clone(self)
     return out
 

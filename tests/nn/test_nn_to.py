@@ -120,10 +120,10 @@ def test_to_empty_and_share_memory():
 
 
 def test_gpu_routes_through_the_same_code(monkeypatch):
-    from lucid.nn import module_apply
+    from lucid.nn import module_to
 
     numpy_be = lucid.backend.get_backend("numpy")
-    monkeypatch.setattr(module_apply, "get_backend",
+    monkeypatch.setattr(module_to, "get_backend",
                         lambda d: numpy_be if d == "gpu" else lucid.backend.get_backend(d))
     net = Net()
     w = net.fc.weight
@@ -145,3 +145,32 @@ def test_to_errors_match_torch(both):
 def test_integer_to_dtype_rejected():
     with pytest.raises(TypeError, match="only accepts floating point"):
         nn.Linear(1, 1).to(lucid.int32)
+
+
+def test_tensor_and_module_share_one_parser():
+    from lucid.ops.device import parse_to
+
+    be = lucid.backend.get_backend("numpy")
+    x = lucid.zeros(1, dtype=lucid.float16, device="numpy")
+    assert parse_to(x)[:2] == (be, lucid.float16)
+    assert parse_to("numpy", lucid.float64, True, True)[:4] == (be, lucid.float64, True, True)
+    assert parse_to(dtype=float, copy=True, memory_format=None)[1:4] == (
+        lucid.float32, False, True)
+    assert parse_to(np.float64).dtype is lucid.float64
+    assert parse_to(np.dtype("int32")).dtype is lucid.int32
+    assert parse_to(None, lucid.device("numpy")).backend is be
+    bad = object()
+    for call in (lambda t: t.to(foo=1), lambda t: t.to(bad), lambda t: t.to(3.5)):
+        msgs = {catch(lambda: call(lucid.zeros(1))), catch(lambda: call(Net()))}
+        assert len(msgs) == 1 and msgs.pop().startswith("TypeError: to() ")
+    assert "unexpected keyword argument 'foo'" in str(catch(lambda: Net().to(foo=1)))
+    assert "invalid argument" in str(catch(lambda: lucid.zeros(1).to(object())))
+
+
+def test_positional_flags_are_non_blocking_then_copy():
+    x = lucid.zeros(2)
+    assert x.to(lucid.float32, True) is x  # non_blocking
+    assert x.to(lucid.float32, False, True) is not x  # copy
+    net = Net()
+    assert net.to("cpu", lucid.float64, True, copy=True) is net
+    assert net.fc.weight.dtype == lucid.float64

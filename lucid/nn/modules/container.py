@@ -1,5 +1,5 @@
 """Containers: ``Sequential``, ``ModuleList``, ``ModuleDict`` here, and ``ParameterList``,
-``ParameterDict`` from container_params.py (PyTorch's semantics)."""
+``ParameterDict`` from container_param.py (PyTorch's semantics)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from itertools import chain, islice
 from typing import Any, TypeVar
 
 from ..module import Module
-from .container_params import ParameterDict, ParameterList
+from .container_param import ParameterDict, ParameterList
 
 __all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
 

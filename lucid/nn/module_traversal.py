@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 __all__: list[str] = []
 
 
-class _ModuleTree:
+class _ModuleTraversal:
     """Traversal methods of ``Module``."""
 
     # ---- iteration ------------------------------------------------------------------------
@@ -145,7 +145,7 @@ class _ModuleTree:
             if not hasattr(mod, item):
                 raise AttributeError(mod._get_name() + " has no attribute `" + item + "`")
             mod = getattr(mod, item)
-            if not isinstance(mod, _ModuleTree):
+            if not isinstance(mod, _ModuleTraversal):
                 raise AttributeError("`" + item + "` is not an nn.Module")
         return mod
 
@@ -159,14 +159,15 @@ class _ModuleTree:
         if target == "":
             raise ValueError("Cannot set the submodule without a target name!")
         atoms = target.split(".")
-        if not isinstance(module, _ModuleTree):
+        if not isinstance(module, _ModuleTraversal):
             raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
         parent = self if len(atoms) == 1 else self.get_submodule(".".join(atoms[:-1]))
-        if strict and not hasattr(parent, atoms[-1]):
-            raise AttributeError(parent._get_name() + " has no attribute `" + atoms[-1] + "`")
-        if hasattr(parent, atoms[-1]) and not isinstance(getattr(parent, atoms[-1]), _ModuleTree):
-            raise AttributeError("`" + atoms[-1] + "` is not an nn.Module")
-        setattr(parent, atoms[-1], module)
+        name = atoms[-1]
+        if strict and not hasattr(parent, name):
+            raise AttributeError(parent._get_name() + " has no attribute `" + name + "`")
+        if hasattr(parent, name) and not isinstance(getattr(parent, name), _ModuleTraversal):
+            raise AttributeError("`" + name + "` is not an nn.Module")
+        setattr(parent, name, module)
 
     def get_parameter(self, target: str) -> Parameter:
         """The parameter at a dotted path.
@@ -175,11 +176,7 @@ class _ModuleTree:
 
             net.get_parameter("fc1.weight")
         """
-        module_path, _, name = target.rpartition(".")
-        mod = self.get_submodule(module_path)
-        if not hasattr(mod, name):
-            raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
-        param = getattr(mod, name)
+        _, name, param = self._attr_at(target)
         if not isinstance(param, Parameter):
             raise AttributeError("`" + name + "` is not an nn.Parameter")
         return param
@@ -191,12 +188,15 @@ class _ModuleTree:
 
             net.get_buffer("bn.running_mean")
         """
-        module_path, _, name = target.rpartition(".")
-        mod = self.get_submodule(module_path)
-        if not hasattr(mod, name):
-            raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
-        buf = getattr(mod, name)
+        mod, name, buf = self._attr_at(target)
         if name not in mod._buffers:
             raise AttributeError("`" + name + "` is not a buffer")
         return buf
 
+    def _attr_at(self, target: str) -> tuple[Module, str, Any]:
+        """``(owning module, attribute name, value)`` for a dotted path."""
+        module_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(module_path)
+        if not hasattr(mod, name):
+            raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
+        return mod, name, getattr(mod, name)

@@ -1,5 +1,5 @@
-"""Moving and casting a module's parameters and buffers: ``to``, ``cpu``, ``gpu``/``cuda``,
-``float``, ``double``, ``half``, ``type``.
+"""Moving and casting a module's parameters and buffers: ``_apply`` and ``to``, ``cpu``,
+``gpu``/``cuda``, ``float``, ``double``, ``half``, ``type``, ``to_empty``.
 
 Parameters and buffers keep their identity: the objects stay, their data is replaced (and so
 is their ``.grad``'s), so an optimizer built before ``to()`` still holds the live tensors.
@@ -11,13 +11,12 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-import numpy as np
-
 from .. import _dtype
-from .._device import device as _device_cls
 from .._tensor import Tensor, _make
 from ..autograd import grad_mode
 from ..backend import get_backend
+from ..ops.device import parse_to
+from ._util import convert_array
 
 __all__: list[str] = []
 
@@ -29,46 +28,9 @@ _local = threading.local()
 def _convert(t: Tensor, be: Any, dt: _dtype.dtype | None) -> Tensor:
     """``t``'s values on backend ``be`` (None: where it is) with dtype ``dt`` (None: kept), as
     a new tensor that owns its memory; ``t`` itself when nothing changes."""
-    arr, src = t._data, t._be
-    if be is None:
-        be = src
-    if be is not src:
-        arr = be.from_numpy(np.array(src.to_numpy(arr)))
-    if dt is not None and be.dtype_of(arr) is not dt:
-        arr = be.astype(arr, dt)
-    if arr is t._data:
-        return t
-    return _make(arr, be, False, None)
-
-
-def _parse_to(args: tuple, kwargs: dict) -> tuple[Any, _dtype.dtype | None, bool]:
-    dev = kwargs.pop("device", None)
-    dt = kwargs.pop("dtype", None)
-    non_blocking = bool(kwargs.pop("non_blocking", False))
-    kwargs.pop("memory_format", None)
-    if kwargs:
-        raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
-    for a in args:
-        if isinstance(a, Tensor):
-            dev, dt = a._be, a.dtype
-        elif isinstance(a, bool):
-            non_blocking = a
-        elif isinstance(a, _dtype.dtype):
-            dt = a
-        elif a is None:
-            continue
-        elif isinstance(a, (str, int, _device_cls)):
-            dev = a
-        elif hasattr(a, "is_floating_point") and hasattr(a, "itemsize"):  # a torch.dtype
-            dt = _dtype.to_dtype(a)
-        elif hasattr(a, "type"):  # a torch.device
-            dev = a
-        else:
-            raise TypeError(f"to() received an invalid argument: {a!r}")
-    if dt is not None:
-        dt = _dtype.to_dtype(dt)
-    be = None if dev is None else (dev if hasattr(dev, "dtype_of") else get_backend(dev))
-    return be, dt, non_blocking
+    be = t._be if be is None else be
+    arr = convert_array(t._data, t._be, be, dt)
+    return t if arr is t._data else _make(arr, be, False, None)
 
 
 def _adopt(t: Tensor, new: Tensor) -> None:
@@ -77,7 +39,7 @@ def _adopt(t: Tensor, new: Tensor) -> None:
         t._be = new._be
 
 
-class _ModuleApply:
+class _ModuleTo:
     """Device and dtype methods of ``Module``."""
 
     def _apply(self: T, fn: Callable[[Tensor], Tensor], recurse: bool = True) -> T:
@@ -117,8 +79,9 @@ class _ModuleApply:
     def to(self: T, *args: Any, **kwargs: Any) -> T:
         """Move and/or cast the parameters and buffers in place; returns self.
 
-        Forms: ``to(device)``, ``to(dtype)``, ``to(device, dtype)``, ``to(tensor)`` (its
-        device and dtype), with keywords ``device=``, ``dtype=``, ``non_blocking=``. Only
+        Forms (as ``Tensor.to``, one parser): ``to(device)``, ``to(dtype)``,
+        ``to(device, dtype)``, ``to(tensor)`` (its device and dtype), with keywords
+        ``device=``, ``dtype=``, ``non_blocking=``, ``copy=``, ``memory_format=``. Only
         floating-point tensors are cast; integer buffers only move. Plain tensor attributes
         (not registered) are left alone. Every Parameter and Buffer object (and its
         ``.grad``) keeps its identity and gets new data; PyTorch keeps parameters too but
@@ -130,7 +93,7 @@ class _ModuleApply:
             net.to("gpu")
             net.to("cpu", lucid.float32)
         """
-        be, dt, _ = _parse_to(args, dict(kwargs))
+        be, dt = parse_to(*args, **kwargs)[:2]
         if dt is not None and not dt.is_floating_point:
             raise TypeError(
                 "nn.Module.to only accepts floating point or complex dtypes, but got desired "

@@ -14,12 +14,13 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .._tensor import Size
-from ._state_load import (
+from ._util import convert_array
+from .module_hooks import RemovableHandle, add_hook
+from .module_state_dict_load import (
     _EXTRA_STATE_KEY_SUFFIX,
     _Assign,
     _assigned,
     _Call,
-    _convert,
     _Copy,
     _IncompatibleKeys,
     _NotTensorLike,
@@ -29,12 +30,11 @@ from ._state_load import (
     _stages,
     _WrappedHook,
 )
-from .hooks import RemovableHandle
 
 __all__: list[str] = []
 
 
-class _ModuleState:
+class _ModuleStateDict:
     """State-dict methods of ``Module``."""
 
     # ---- extra state ----------------------------------------------------------------------
@@ -71,9 +71,7 @@ class _ModuleState:
 
             net.register_state_dict_pre_hook(lambda m, prefix, keep_vars: None)
         """
-        handle = RemovableHandle(self._state_dict_pre_hooks)
-        self._state_dict_pre_hooks[handle.id] = hook
-        return handle
+        return add_hook(self._state_dict_pre_hooks, hook)
 
     def register_state_dict_post_hook(self, hook: Callable[..., None]) -> RemovableHandle:
         """Call ``hook(module, state_dict, prefix, local_metadata)`` after this module (and
@@ -84,9 +82,7 @@ class _ModuleState:
             net.register_state_dict_post_hook(lambda m, sd, prefix, meta: sd.pop("x", None))
         """
         hook._from_public_api = True  # type: ignore[attr-defined]
-        handle = RemovableHandle(self._state_dict_hooks)
-        self._state_dict_hooks[handle.id] = hook
-        return handle
+        return add_hook(self._state_dict_hooks, hook)
 
     def _register_state_dict_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
         if getattr(hook, "_from_public_api", False):
@@ -94,9 +90,7 @@ class _ModuleState:
                 "Cannot register the same function as the state dict post hook that was "
                 "previously registered via register_state_dict_post_hook"
             )
-        handle = RemovableHandle(self._state_dict_hooks)
-        self._state_dict_hooks[handle.id] = hook
-        return handle
+        return add_hook(self._state_dict_hooks, hook)
 
     def register_load_state_dict_pre_hook(self, hook: Callable[..., None]) -> RemovableHandle:
         """Call ``hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
@@ -114,10 +108,8 @@ class _ModuleState:
 
     def _register_load_state_dict_pre_hook(self, hook: Callable[..., None],
                                            with_module: bool = False) -> RemovableHandle:
-        handle = RemovableHandle(self._load_state_dict_pre_hooks)
-        self._load_state_dict_pre_hooks[handle.id] = _WrappedHook(
-            hook, self if with_module else None)
-        return handle
+        return add_hook(self._load_state_dict_pre_hooks,
+                        _WrappedHook(hook, self if with_module else None))
 
     def register_load_state_dict_post_hook(self, hook: Callable[..., None]
                                            ) -> RemovableHandle:
@@ -134,9 +126,7 @@ class _ModuleState:
 
             net.register_load_state_dict_post_hook(lambda m, keys: keys.missing_keys.clear())
         """
-        handle = RemovableHandle(self._load_state_dict_post_hooks)
-        self._load_state_dict_post_hooks[handle.id] = hook
-        return handle
+        return add_hook(self._load_state_dict_post_hooks, hook)
 
     # ---- saving ---------------------------------------------------------------------------
     def _save_to_state_dict(self, destination: dict, prefix: str, keep_vars: bool) -> None:
@@ -148,7 +138,7 @@ class _ModuleState:
             if b is not None and name not in self._non_persistent_buffers_set \
                     and name not in skip:
                 destination[prefix + name] = b if keep_vars else _snapshot(b)
-        if type(self).get_extra_state is not _ModuleState.get_extra_state:
+        if type(self).get_extra_state is not _ModuleStateDict.get_extra_state:
             destination[prefix + _EXTRA_STATE_KEY_SUFFIX] = self.get_extra_state()
 
     def state_dict(self, *args: Any, destination: Any = None, prefix: str = "",
@@ -254,7 +244,7 @@ class _ModuleState:
                 if assign:
                     _stage(_Assign(self, name, *_assigned(param, value, arr, src)))
                 else:
-                    _stage(_Copy(param, _convert(arr, src, param._be, param.dtype)))
+                    _stage(_Copy(param, convert_array(arr, src, param._be, param.dtype)))
             except Exception as ex:
                 error_msgs.append(
                     f'While copying the parameter named "{key}", whose dimensions in the '
@@ -262,7 +252,7 @@ class _ModuleState:
                     f"{Size(shape)}, an exception occurred : {ex.args}."
                 )
         extra_key = prefix + _EXTRA_STATE_KEY_SUFFIX
-        if type(self).set_extra_state is not _ModuleState.set_extra_state:
+        if type(self).set_extra_state is not _ModuleStateDict.set_extra_state:
             if extra_key in state_dict:
                 state = state_dict[extra_key]
                 _stage(_Call(lambda: self.set_extra_state(state), module=self))

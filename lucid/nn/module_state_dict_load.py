@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor, _make
+from ._util import convert_array
 from .parameter import Buffer, Parameter
 
 __all__: list[str] = []
@@ -271,20 +272,6 @@ def _read(value: Any) -> tuple[Any, Any]:
     return a, None
 
 
-def _convert(arr: Any, src: Any, be: Any, dt: _dtype.dtype | None) -> Any:
-    """``arr`` (on backend ``src``, or numpy when None) on backend ``be`` with dtype ``dt``
-    (None keeps the dtype)."""
-    if src is None:
-        if dt is None:
-            dt = _dtype.from_numpy_dtype(arr.dtype)
-        return be.from_numpy(np.asarray(arr, dtype=dt.np))
-    if src is not be:
-        arr = be.from_numpy(np.array(src.to_numpy(arr)))
-    if dt is not None and be.dtype_of(arr) is not dt:
-        arr = be.astype(arr, dt)
-    return arr
-
-
 def _snapshot(t: Tensor) -> Tensor:
     return _make(t._be.copy(t._data), t._be, False, None)
 
@@ -295,7 +282,7 @@ def _assigned(param: Tensor, value: Any, arr: Any, src: Any) -> tuple[Tensor, bo
         t = value if tuple(value.shape) == tuple(arr.shape) else _make(arr, src, False, None)
     else:
         be = param._be
-        t = _make(_convert(np.array(arr), src, be, None), be, False, None)  # never alias input
+        t = _make(convert_array(np.array(arr), src, be, None), be, False, None)  # never alias input
     if isinstance(param, Parameter):
         if param.requires_grad and not t.dtype.is_floating_point:
             raise RuntimeError(
