@@ -14,7 +14,7 @@ import pytest
 import lucid
 import lucid.nn as nn
 import lucid.optim as optim
-from lucid.kernels import _optim_ref as ref
+from lucid.backend import _optim_ref as ref
 
 SHAPES = [(512, 784), (512,), (256, 512), (256,), (10, 256), (10,)]
 rng = np.random.default_rng(0)

@@ -1,6 +1,6 @@
 """Optimizer update rules of the "gpu" backend (torch.optim's, one parameter at a time).
 
-Same signatures and numbers as the numpy reference (``lucid/kernels/_optim_ref.py``). Each
+Same signatures and numbers as the numpy reference (``lucid/backend/_optim_ref.py``). Each
 rule computes the new arrays with MLX ops, writes them into the given array objects (so every
 tensor holding them sees the step, as on "cpu") and schedules them with ``mx.async_eval``:
 parameters and state never carry a graph from one step into the next.

@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import _dtype
 from .._device import device
+from . import _optim_ref
 
 Array = np.ndarray
 
@@ -548,17 +549,14 @@ class NumpyBackend:
 
     # ---- optimizer update rules (torch.optim's, one parameter at a time) ----------------
     # Each updates its arrays in place and returns them as (param, *state); a device whose
-    # arrays are immutable returns new ones. numpy reference: lucid/kernels/_optim_ref.py.
-    from ..kernels import _optim_ref as _opt
-
-    sgd_update = staticmethod(_opt.sgd)
-    adam_update = staticmethod(_opt.adam)
-    adamax_update = staticmethod(_opt.adamax)
-    adagrad_update = staticmethod(_opt.adagrad)
-    rmsprop_update = staticmethod(_opt.rmsprop)
-    nadam_update = staticmethod(_opt.nadam)
-    radam_update = staticmethod(_opt.radam)
-    del _opt
+    # arrays are immutable returns new ones (the rules: _optim_ref.py).
+    sgd_update = staticmethod(_optim_ref.sgd)
+    adam_update = staticmethod(_optim_ref.adam)
+    adamax_update = staticmethod(_optim_ref.adamax)
+    adagrad_update = staticmethod(_optim_ref.adagrad)
+    rmsprop_update = staticmethod(_optim_ref.rmsprop)
+    nadam_update = staticmethod(_optim_ref.nadam)
+    radam_update = staticmethod(_optim_ref.radam)
 
     # ---- convolution and pooling over NCHW arrays (reference math: _conv_ref.py) ------------
     # conv2d(x, w, bias|None, stride, ((top, bottom), (left, right)), dilation, groups) -> y

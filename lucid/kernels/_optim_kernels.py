@@ -17,6 +17,7 @@ of the elements differed in the last bits, since LLVM fused other products than 
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 from numba import prange
 from numba.core import types as nbt
@@ -76,6 +77,42 @@ def _lerp(s, e, w, c, small):
     return fma(c, e - s, e)
 
 
+def _exact(fn):
+    """njit a callee of these kernels under their own policy: no fastmath, so what it
+    computes is rounded exactly as the same lines written inside the kernel."""
+    # NOTE: not _jit.helper: its fastmath flags let LLVM fold (1 - b) - 1 into -b once
+    # inlined (float64 Adam with beta1 = 0.3 then differed in the last bit).
+    return numba.njit(cache=False, fastmath=False, nogil=True, error_model="numpy")(fn)
+
+
+@_exact
+def _lerp_coeff(w, one):
+    """(small, c) for ``_lerp`` with weight w: small = |w| < 0.5, c = w if small else w-1."""
+    small = abs(w) < 0.5
+    return small, (w if small else w - one)
+
+
+@_exact
+def _grad_in(g, p, neg, l2, wd, dec, dk):
+    """The gradient prologue every rule shares: (gi, pi), the gradient and the parameter the
+    update reads.
+
+    gi = -g if maximize else g;  pi = p * decay if decoupled decay else p
+    gi = fma(wd, pi, gi) if L2 weight decay
+    """
+    gi = -g if neg else g
+    pi = p * dk if dec else p
+    if l2:
+        gi = fma(wd, pi, gi)
+    return gi, pi
+
+
+@_exact
+def _moments(m, v, g, w, c, small, b2, b2c):
+    """Adam's moment updates: (lerp(m, g, 1-b1), v*b2 + (1-b2)*g*g), the second as one FMA."""
+    return _lerp(m, g, w, c, small), fma(b2c * g, g, v * b2)
+
+
 @helper
 def _maximum(a, b):
     """torch.maximum: the larger value, NaN when either is NaN."""
@@ -101,6 +138,7 @@ def _sgd(p, g, buf, lr, momentum, dampening, weight_decay, flags):
         p[i] += -lr * gi
     """
     T = p.dtype.type
+    one = T(1.0)
     nlr = T(-lr)
     mom = T(momentum)
     dmp = T(1.0 - dampening)
@@ -111,10 +149,7 @@ def _sgd(p, g, buf, lr, momentum, dampening, weight_decay, flags):
     has_mom = (flags & MOMENTUM) != 0
     l2 = weight_decay != 0.0
     for i in prange(p.shape[0]):
-        gi = -g[i] if neg else g[i]
-        pi = p[i]
-        if l2:
-            gi = fma(wd, pi, gi)
+        gi, pi = _grad_in(g[i], p[i], neg, l2, wd, False, one)
         if has_mom:
             if first:
                 b = gi
@@ -138,9 +173,9 @@ def _adam(p, g, m, v, vmax, beta1, beta2, eps, weight_decay, decay, step_size, b
         p[i] = pi + -step_size * m[i] / (sqrt(vh)/bc2_sqrt + eps)
     """
     T = p.dtype.type
+    one = T(1.0)
     w = T(1.0 - beta1)
-    small = abs(w) < T(0.5)
-    c = w if small else w - T(1.0)
+    small, c = _lerp_coeff(w, one)
     b2 = T(beta2)
     b2c = T(1.0 - beta2)
     e = T(eps)
@@ -153,14 +188,8 @@ def _adam(p, g, m, v, vmax, beta1, beta2, eps, weight_decay, decay, step_size, b
     l2 = weight_decay != 0.0
     dec = decay != 1.0
     for i in prange(p.shape[0]):
-        gi = -g[i] if neg else g[i]
-        pi = p[i]
-        if dec:
-            pi = pi * dk
-        if l2:
-            gi = fma(wd, pi, gi)
-        mi = _lerp(m[i], gi, w, c, small)
-        vi = fma(b2c * gi, gi, v[i] * b2)
+        gi, pi = _grad_in(g[i], p[i], neg, l2, wd, dec, dk)
+        mi, vi = _moments(m[i], v[i], gi, w, c, small, b2, b2c)
         m[i] = mi
         v[i] = vi
         if ams:
@@ -178,9 +207,9 @@ def _adamax(p, g, m, u, beta1, beta2, eps, weight_decay, clr, flags):
         u[i] = maximum(u[i]*b2, |gi| + eps);  p[i] += -clr * m[i] / u[i]
     """
     T = p.dtype.type
+    one = T(1.0)
     w = T(1.0 - beta1)
-    small = abs(w) < T(0.5)
-    c = w if small else w - T(1.0)
+    small, c = _lerp_coeff(w, one)
     b2 = T(beta2)
     e = T(eps)
     wd = T(weight_decay)
@@ -188,10 +217,7 @@ def _adamax(p, g, m, u, beta1, beta2, eps, weight_decay, clr, flags):
     neg = (flags & MAXIMIZE) != 0
     l2 = weight_decay != 0.0
     for i in prange(p.shape[0]):
-        gi = -g[i] if neg else g[i]
-        pi = p[i]
-        if l2:
-            gi = fma(wd, pi, gi)
+        gi, pi = _grad_in(g[i], p[i], neg, l2, wd, False, one)
         mi = _lerp(m[i], gi, w, c, small)
         ui = _maximum(u[i] * b2, abs(gi) + e)
         m[i] = mi
@@ -206,16 +232,14 @@ def _adagrad(p, g, s, eps, weight_decay, clr, flags):
         gi = ±g[i] (+ wd*p[i]);  s[i] += gi*gi;  p[i] += -clr * gi / (sqrt(s[i]) + eps)
     """
     T = p.dtype.type
+    one = T(1.0)
     e = T(eps)
     wd = T(weight_decay)
     nclr = T(-clr)
     neg = (flags & MAXIMIZE) != 0
     l2 = weight_decay != 0.0
     for i in prange(p.shape[0]):
-        gi = -g[i] if neg else g[i]
-        pi = p[i]
-        if l2:
-            gi = fma(wd, pi, gi)
+        gi, pi = _grad_in(g[i], p[i], neg, l2, wd, False, one)
         si = fma(gi, gi, s[i])
         s[i] = si
         d = np.sqrt(si) + e
@@ -233,24 +257,20 @@ def _rmsprop(p, g, sq, ga, buf, lr, alpha, eps, weight_decay, momentum, flags):
         else:     p[i] += -lr * gi / avg
     """
     T = p.dtype.type
+    one = T(1.0)
     a = T(alpha)
     w = T(1.0 - alpha)
-    small = abs(w) < T(0.5)
-    c = w if small else w - T(1.0)
+    small, c = _lerp_coeff(w, one)
     e = T(eps)
     wd = T(weight_decay)
     mom = T(momentum)
     nlr = T(-lr)
-    one = T(1.0)
     neg = (flags & MAXIMIZE) != 0
     centered = (flags & CENTERED) != 0
     has_mom = (flags & MOMENTUM) != 0
     l2 = weight_decay != 0.0
     for i in prange(p.shape[0]):
-        gi = -g[i] if neg else g[i]
-        pi = p[i]
-        if l2:
-            gi = fma(wd, pi, gi)
+        gi, pi = _grad_in(g[i], p[i], neg, l2, wd, False, one)
         si = fma(w * gi, gi, sq[i] * a)
         sq[i] = si
         if centered:
@@ -277,9 +297,9 @@ def _nadam(p, g, m, v, beta1, beta2, eps, weight_decay, decay, bc2, c_grad, c_av
         d = sqrt(v[i] / bc2) + eps;  p[i] = (pi + c_grad*gi/d) + c_avg*m[i]/d
     """
     T = p.dtype.type
+    one = T(1.0)
     w = T(1.0 - beta1)
-    small = abs(w) < T(0.5)
-    c = w if small else w - T(1.0)
+    small, c = _lerp_coeff(w, one)
     b2 = T(beta2)
     b2c = T(1.0 - beta2)
     e = T(eps)
@@ -292,14 +312,8 @@ def _nadam(p, g, m, v, beta1, beta2, eps, weight_decay, decay, bc2, c_grad, c_av
     l2 = weight_decay != 0.0
     dec = decay != 1.0
     for i in prange(p.shape[0]):
-        gi = -g[i] if neg else g[i]
-        pi = p[i]
-        if dec:
-            pi = pi * dk
-        if l2:
-            gi = fma(wd, pi, gi)
-        mi = _lerp(m[i], gi, w, c, small)
-        vi = fma(b2c * gi, gi, v[i] * b2)
+        gi, pi = _grad_in(g[i], p[i], neg, l2, wd, dec, dk)
+        mi, vi = _moments(m[i], v[i], gi, w, c, small, b2, b2c)
         m[i] = mi
         v[i] = vi
         d = np.sqrt(vi / bc) + e
@@ -318,9 +332,9 @@ def _radam(p, g, m, v, beta1, beta2, eps, weight_decay, decay, lr, bc1, bc2_sqrt
         p[i] = pi - u
     """
     T = p.dtype.type
+    one = T(1.0)
     w = T(1.0 - beta1)
-    small = abs(w) < T(0.5)
-    c = w if small else w - T(1.0)
+    small, c = _lerp_coeff(w, one)
     b2 = T(beta2)
     b2c = T(1.0 - beta2)
     e = T(eps)
@@ -330,20 +344,13 @@ def _radam(p, g, m, v, beta1, beta2, eps, weight_decay, decay, lr, bc1, bc2_sqrt
     b1t = T(bc1)
     bcs = T(bc2_sqrt)
     rt = T(rect)
-    one = T(1.0)
     neg = (flags & MAXIMIZE) != 0
     rectify = (flags & RECTIFY) != 0
     l2 = weight_decay != 0.0
     dec = decay != 1.0
     for i in prange(p.shape[0]):
-        gi = -g[i] if neg else g[i]
-        pi = p[i]
-        if dec:
-            pi = pi * dk
-        if l2:
-            gi = fma(wd, pi, gi)
-        mi = _lerp(m[i], gi, w, c, small)
-        vi = fma(b2c * gi, gi, v[i] * b2)
+        gi, pi = _grad_in(g[i], p[i], neg, l2, wd, dec, dk)
+        mi, vi = _moments(m[i], v[i], gi, w, c, small, b2, b2c)
         m[i] = mi
         v[i] = vi
         u = mi / b1t

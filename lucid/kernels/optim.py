@@ -5,15 +5,16 @@ backend contract: a device whose arrays are immutable returns new ones instead).
 are the per-element parts of PyTorch's single-tensor update rules; the scalar parts (bias
 corrections, step sizes) are computed by the optimizer in Python, as PyTorch does. The
 numbers match ``torch.optim`` on CPU to the last bit for most elements (see
-``_optim_kernels``). float32/float64 run the kernels; other float dtypes, and inputs the
-kernels cannot take as they are, fall back to the numpy rules in ``_optim_ref``.
+``_optim_kernels``). The kernels take float32/float64 arrays of one dtype and shape (any
+layout); ``with_fallback`` pairs each rule with a reference for everything else (the cpu
+backend uses the numpy backend's rules: float16, a gradient of another dtype).
 
 Measured (2 shared cores, float32, minimum / median microseconds), one step over the
 parameters of an MLP 784-512-256-10 (535,818 values in 6 tensors):
 
     step (optimizer.step(), Python included)     Adam           SGD(momentum)
     lucid, one serial kernel per tensor        429 / 482        275 / 312
-    plain numpy (the rules in _optim_ref)     1989 / 5158       705 / 749
+    plain numpy (backend/_optim_ref.py)       1989 / 5158       705 / 749
     torch 2.13 for-loop (its CPU default)      982 / 1472+      328 / 380
     torch 2.13 foreach=True                    917 / 1379+      327 / 372
     torch 2.13 fused=True                      343 / 421        241 / 271
@@ -32,17 +33,19 @@ Hence ``PARALLEL_MIN`` = 2**21 elements.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from . import _optim_kernels as K
-from . import _optim_ref as R
 from ._threads import parallel_threshold
 
-__all__ = ["sgd", "adam", "adamax", "adagrad", "rmsprop", "nadam", "radam", "PARALLEL_MIN"]
+__all__ = ["sgd", "adam", "adamax", "adagrad", "rmsprop", "nadam", "radam", "PARALLEL_MIN",
+           "fits", "with_fallback"]
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -67,13 +70,32 @@ def _parallel(n: int) -> bool:
     return n >= t
 
 
-def _fast(p: Array, arrays: tuple) -> bool:
-    if p.dtype not in _FLOATS:
+def fits(p: Array, g: Array, states: tuple) -> bool:
+    """Whether the kernels take these arrays: a float32/float64 parameter, and a gradient and
+    state arrays (None where unused) of its dtype and shape, in any layout."""
+    if p.dtype not in _FLOATS or g.dtype != p.dtype or g.shape != p.shape:
         return False
-    for a in arrays:
+    for a in states:
         if a is not None and (a.dtype != p.dtype or a.shape != p.shape):
             return False
     return True
+
+
+def with_fallback(rule: Callable[..., tuple], fallback: Callable[..., tuple]
+                  ) -> Callable[..., tuple]:
+    """``rule`` (one of the updates below) where ``fits`` holds, else ``fallback`` (a
+    reference rule with the same signature, e.g. the numpy backend's).
+
+    Example: ``adam_update = with_fallback(optim.adam, NumpyBackend.adam_update)``.
+    """
+
+    @functools.wraps(rule)
+    def update(p: Array, g: Array, *states: Array | None, **scalars: Any) -> tuple:
+        if fits(p, g, states):
+            return rule(p, g, *states, **scalars)
+        return fallback(p, g, *states, **scalars)
+
+    return update
 
 
 def _run(pair: tuple, p: Array, g: Array, states: tuple, scalars: tuple, flags: int) -> None:
@@ -102,10 +124,6 @@ def sgd(p: Array, g: Array, buf: Array | None, *, lr: float, momentum: float = 0
         maximize: bool = False, first: bool = False) -> tuple[Array, Array | None]:
     """SGD step; ``buf`` (momentum buffer, unused when momentum is 0) is overwritten with the
     gradient when ``first``. Example: ``p, buf = sgd(p, g, buf, lr=0.1, momentum=0.9)``."""
-    if not _fast(p, (g, buf)):
-        return R.sgd(p, g, buf, lr=lr, momentum=momentum, dampening=dampening,
-                     weight_decay=weight_decay, nesterov=nesterov, maximize=maximize,
-                     first=first)
     flags = ((K.MAXIMIZE if maximize else 0) | (K.NESTEROV if nesterov else 0)
              | (K.FIRST if first else 0) | (K.MOMENTUM if momentum != 0 else 0))
     _run(K.SGD, p, g, (buf,), (float(lr), float(momentum), float(dampening),
@@ -123,10 +141,6 @@ def adam(p: Array, g: Array, m: Array, v: Array, vmax: Array | None = None, *, b
     Example: ``adam(p, g, m, v, beta1=0.9, beta2=0.999, eps=1e-8, step_size=1e-2,
     bc2_sqrt=0.0316)``.
     """
-    if not _fast(p, (g, m, v, vmax)):
-        return R.adam(p, g, m, v, vmax, beta1=beta1, beta2=beta2, eps=eps,
-                      weight_decay=weight_decay, decay=decay, step_size=step_size,
-                      bc2_sqrt=bc2_sqrt, maximize=maximize)
     flags = (K.MAXIMIZE if maximize else 0) | (K.AMSGRAD if vmax is not None else 0)
     _run(K.ADAM, p, g, (m, v, vmax), (float(beta1), float(beta2), float(eps),
          float(weight_decay), float(decay), float(step_size), float(bc2_sqrt)), flags)
@@ -140,9 +154,6 @@ def adamax(p: Array, g: Array, m: Array, u: Array, *, beta1: float, beta2: float
 
     Example: ``adamax(p, g, m, u, beta1=0.9, beta2=0.999, eps=1e-8, clr=0.02)``.
     """
-    if not _fast(p, (g, m, u)):
-        return R.adamax(p, g, m, u, beta1=beta1, beta2=beta2, eps=eps,
-                        weight_decay=weight_decay, clr=clr, maximize=maximize)
     _run(K.ADAMAX, p, g, (m, u), (float(beta1), float(beta2), float(eps), float(weight_decay),
                                   float(clr)), K.MAXIMIZE if maximize else 0)
     return p, m, u
@@ -154,9 +165,6 @@ def adagrad(p: Array, g: Array, s: Array, *, eps: float, weight_decay: float = 0
 
     Example: ``adagrad(p, g, s, eps=1e-10, clr=0.01)``.
     """
-    if not _fast(p, (g, s)):
-        return R.adagrad(p, g, s, eps=eps, weight_decay=weight_decay, clr=clr,
-                         maximize=maximize)
     _run(K.ADAGRAD, p, g, (s,), (float(eps), float(weight_decay), float(clr)),
          K.MAXIMIZE if maximize else 0)
     return p, s
@@ -170,9 +178,6 @@ def rmsprop(p: Array, g: Array, sq: Array, ga: Array | None = None, buf: Array |
 
     Example: ``rmsprop(p, g, sq, lr=0.01, alpha=0.99, eps=1e-8)``.
     """
-    if not _fast(p, (g, sq, ga, buf)):
-        return R.rmsprop(p, g, sq, ga, buf, lr=lr, alpha=alpha, eps=eps,
-                         weight_decay=weight_decay, momentum=momentum, maximize=maximize)
     flags = ((K.MAXIMIZE if maximize else 0) | (K.CENTERED if ga is not None else 0)
              | (K.MOMENTUM if buf is not None else 0))
     _run(K.RMSPROP, p, g, (sq, ga, buf), (float(lr), float(alpha), float(eps),
@@ -188,10 +193,6 @@ def nadam(p: Array, g: Array, m: Array, v: Array, *, beta1: float, beta2: float,
     Example: ``nadam(p, g, m, v, beta1=0.9, beta2=0.999, eps=1e-8, bc2=0.001,
     c_grad=-1e-3, c_avg=-1e-2)``.
     """
-    if not _fast(p, (g, m, v)):
-        return R.nadam(p, g, m, v, beta1=beta1, beta2=beta2, eps=eps,
-                       weight_decay=weight_decay, decay=decay, bc2=bc2, c_grad=c_grad,
-                       c_avg=c_avg, maximize=maximize)
     _run(K.NADAM, p, g, (m, v), (float(beta1), float(beta2), float(eps), float(weight_decay),
          float(decay), float(bc2), float(c_grad), float(c_avg)), K.MAXIMIZE if maximize else 0)
     return p, m, v
@@ -206,10 +207,6 @@ def radam(p: Array, g: Array, m: Array, v: Array, *, beta1: float, beta2: float,
     Example: ``radam(p, g, m, v, beta1=0.9, beta2=0.999, eps=1e-8, lr=1e-3, bc1=0.1,
     bc2_sqrt=0.03, rect=None)``.
     """
-    if not _fast(p, (g, m, v)):
-        return R.radam(p, g, m, v, beta1=beta1, beta2=beta2, eps=eps,
-                       weight_decay=weight_decay, decay=decay, lr=lr, bc1=bc1,
-                       bc2_sqrt=bc2_sqrt, rect=rect, maximize=maximize)
     flags = (K.MAXIMIZE if maximize else 0) | (K.RECTIFY if rect is not None else 0)
     _run(K.RADAM, p, g, (m, v), (float(beta1), float(beta2), float(eps), float(weight_decay),
          float(decay), float(lr), float(bc1), float(bc2_sqrt),

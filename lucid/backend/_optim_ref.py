@@ -1,11 +1,11 @@
-"""numpy reference of the optimizer update rules in ``optim.py`` (no numba, no lucid types).
+"""numpy reference of the optimizer update rules (no numba, no lucid types).
 
-The "numpy" backend runs these, ``optim.py`` falls back to them for dtypes its kernels do
-not compile for (float16), and the kernel tests use them as the oracle. Same signatures and
-in-place contract as ``optim.py``: arrays are updated in place and returned as
-``(param, *state)``. Scalars are rounded to the array dtype first, as PyTorch does; numpy
-rounds every product separately (no FMA), so results may differ from the kernels in the
-last bit.
+The "numpy" backend runs these, the "cpu" backend falls back to them where its kernels
+(``lucid/kernels/optim.py``) do not take the arrays (float16, a gradient of another dtype),
+and the kernel tests use them as the oracle. Same signatures and in-place contract as the
+kernels: arrays are updated in place and returned as ``(param, *state)``. Scalars are
+rounded to the array dtype first, as PyTorch does; numpy rounds every product separately
+(no FMA), so results may differ from the kernels in the last bit.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def _lerp_(s: Array, e: Array, w: float) -> None:
 def sgd(p: Array, g: Array, buf: Array | None, *, lr: float, momentum: float = 0.0,
         dampening: float = 0.0, weight_decay: float = 0.0, nesterov: bool = False,
         maximize: bool = False, first: bool = False) -> tuple[Array, Array | None]:
-    """SGD step (PyTorch's rule); see ``optim.sgd``."""
+    """SGD step (PyTorch's rule); see ``lucid.kernels.optim.sgd``."""
     g = _grad(p, g, maximize, weight_decay)
     if momentum != 0:
         if first:
@@ -57,7 +57,7 @@ def adam(p: Array, g: Array, m: Array, v: Array, vmax: Array | None = None, *, b
          beta2: float, eps: float, weight_decay: float = 0.0, decay: float = 1.0,
          step_size: float, bc2_sqrt: float, maximize: bool = False
          ) -> tuple[Array, Array, Array, Array | None]:
-    """Adam / AdamW / AMSGrad step; see ``optim.adam``."""
+    """Adam / AdamW / AMSGrad step; see ``lucid.kernels.optim.adam``."""
     if decay != 1.0:
         p *= _t(p, decay)
     g = _grad(p, g, maximize, weight_decay)
@@ -77,7 +77,7 @@ def adam(p: Array, g: Array, m: Array, v: Array, vmax: Array | None = None, *, b
 def adamax(p: Array, g: Array, m: Array, u: Array, *, beta1: float, beta2: float, eps: float,
            weight_decay: float = 0.0, clr: float, maximize: bool = False
            ) -> tuple[Array, Array, Array]:
-    """Adamax step; see ``optim.adamax``."""
+    """Adamax step; see ``lucid.kernels.optim.adamax``."""
     g = _grad(p, g, maximize, weight_decay)
     _lerp_(m, g, 1.0 - beta1)
     u *= _t(p, beta2)
@@ -88,7 +88,7 @@ def adamax(p: Array, g: Array, m: Array, u: Array, *, beta1: float, beta2: float
 
 def adagrad(p: Array, g: Array, s: Array, *, eps: float, weight_decay: float = 0.0, clr: float,
             maximize: bool = False) -> tuple[Array, Array]:
-    """Adagrad step; see ``optim.adagrad``."""
+    """Adagrad step; see ``lucid.kernels.optim.adagrad``."""
     g = _grad(p, g, maximize, weight_decay)
     s += g * g
     p += _t(p, -clr) * g / (np.sqrt(s) + _t(p, eps))
@@ -99,7 +99,7 @@ def rmsprop(p: Array, g: Array, sq: Array, ga: Array | None = None, buf: Array |
             *, lr: float, alpha: float, eps: float, weight_decay: float = 0.0,
             momentum: float = 0.0, maximize: bool = False
             ) -> tuple[Array, Array, Array | None, Array | None]:
-    """RMSprop step; see ``optim.rmsprop``."""
+    """RMSprop step; see ``lucid.kernels.optim.rmsprop``."""
     g = _grad(p, g, maximize, weight_decay)
     sq *= _t(p, alpha)
     sq += _t(p, 1.0 - alpha) * g * g
@@ -121,7 +121,7 @@ def rmsprop(p: Array, g: Array, sq: Array, ga: Array | None = None, buf: Array |
 def nadam(p: Array, g: Array, m: Array, v: Array, *, beta1: float, beta2: float, eps: float,
           weight_decay: float = 0.0, decay: float = 1.0, bc2: float, c_grad: float,
           c_avg: float, maximize: bool = False) -> tuple[Array, Array, Array]:
-    """NAdam step; see ``optim.nadam``."""
+    """NAdam step; see ``lucid.kernels.optim.nadam``."""
     if decay != 1.0:
         p *= _t(p, decay)
     g = _grad(p, g, maximize, weight_decay)
@@ -139,7 +139,7 @@ def radam(p: Array, g: Array, m: Array, v: Array, *, beta1: float, beta2: float,
           weight_decay: float = 0.0, decay: float = 1.0, lr: float, bc1: float,
           bc2_sqrt: float, rect: float | None, maximize: bool = False
           ) -> tuple[Array, Array, Array]:
-    """RAdam step; see ``optim.radam``."""
+    """RAdam step; see ``lucid.kernels.optim.radam``."""
     if decay != 1.0:
         p *= _t(p, decay)
     g = _grad(p, g, maximize, weight_decay)
