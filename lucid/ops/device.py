@@ -13,7 +13,6 @@ from .._tensor import Tensor
 from ..autograd.function import Op
 from ..backend import get_backend
 from ._util import cast
-from .shape import clone
 
 
 class ToDevice(Op):
@@ -102,6 +101,8 @@ def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     if dt is not None:
         out = cast(out, dt)
     if copy and out is self:
+        from .movement import clone
+
         out = clone(self)
     return out
 
