@@ -69,14 +69,43 @@ def test_functional_surface_unchanged():
     ("lucid.nn.modules.module", "Module"),
     ("lucid.nn.modules.module", "_IncompatibleKeys"),
     ("lucid.nn.modules.activation", "ReLU"),
+    ("lucid.nn.modules.activation", "GELU"),
+    ("lucid.nn.modules.activation", "Softmax"),
+    ("lucid.nn.modules.activation", "MultiheadAttention"),
+    ("lucid.nn.modules.activation", "LogSoftmax"),
+    ("lucid.nn.modules.attention", "MultiheadAttention"),
+    ("lucid.nn.modules.container_param", "ParameterDict"),
     ("lucid.nn.modules.container", "Sequential"),
     ("lucid.nn.modules.container", "ParameterList"),
     ("lucid.nn.modules.container", "ParameterDict"),
     ("lucid.nn.modules.linear", "Linear"),
     ("lucid.nn.modules.linear", "Identity"),
     ("lucid.nn.modules.transformer", "TransformerEncoderLayer"),
+    ("lucid.nn.modules.transformer", "MultiheadAttention"),
     ("lucid.nn.utils", "clip_grad_norm_"),
 ])
 def test_import_paths(path, name):
     assert hasattr(importlib.import_module(path), name)
 
+
+def test_every_layer_is_exported_once():
+    assert len(nn.__all__) == len(set(nn.__all__))
+    for name in nn.__all__:
+        assert getattr(nn, name) is not None
+
+
+def test_layer_classes_are_found_where_they_are_defined():
+    """Every layer class is defined by a ``class`` statement in the file its ``__module__``
+    names (no classes built by ``type()``)."""
+    for name in nn.__all__:
+        obj = getattr(nn, name)
+        if not isinstance(obj, type):
+            continue
+        src = Path(importlib.import_module(obj.__module__).__file__)
+        assert f"class {name}(" in src.read_text(), (name, src)
+
+
+def test_nn_files_stay_small():
+    root = Path(nn.__file__).parent
+    sizes = {p.relative_to(root): len(p.read_text().splitlines()) for p in root.rglob("*.py")}
+    assert max(sizes.values()) <= 500, sorted(sizes.items(), key=lambda kv: -kv[1])[:3]

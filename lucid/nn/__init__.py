@@ -16,4 +16,5 @@ from .modules import *  # noqa: F403
 from .modules import __all__ as _modules_all
 from .parameter import Buffer, Parameter
 
-__all__ = ["Module", "Parameter", "Buffer", "functional", "init", "utils", *_modules_all]
+__all__ = ["Module", "Parameter", "Buffer", "functional", "init", "utils",
+           *(name for name in _modules_all if name != "Module")]

@@ -3,6 +3,7 @@ indentation, and moving an array between backends and dtypes."""
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy as np
@@ -32,13 +33,25 @@ def typename(obj: Any) -> str:
     return f"{module}.{qualname}"
 
 
-def addindent(s: str, n: int) -> str:
-    """Indent every line but the first by ``n`` spaces (blank lines stay empty)."""
+def addindent(s: str, n: int, indent_blank: bool = False) -> str:
+    """Indent every line but the first by ``n`` spaces (blank lines stay empty unless
+    ``indent_blank``)."""
     lines = s.split("\n")
     if len(lines) == 1:
         return s
     first = lines.pop(0)
-    return first + "\n" + "\n".join((" " * n) + ln if ln.strip() else "" for ln in lines)
+    pad = " " * n
+    return first + "\n" + "\n".join(
+        pad + ln if indent_blank or ln.strip() else "" for ln in lines)
+
+
+def abs_index(idx: Any, size: int) -> int:
+    """``idx`` (an int-like, negative counts from the end) as a position in ``range(size)``;
+    IndexError when outside."""
+    idx = operator.index(idx)
+    if not -size <= idx < size:
+        raise IndexError(f"index {idx} is out of range")
+    return idx + size if idx < 0 else idx
 
 
 def convert_array(arr: Any, src: Any, be: Any, dt: _dtype.dtype | None) -> Any:

@@ -161,7 +161,7 @@ def test_tensor_and_module_share_one_parser():
     assert parse_to(None, lucid.device("numpy")).backend is be
     bad = object()
     for call in (lambda t: t.to(foo=1), lambda t: t.to(bad), lambda t: t.to(3.5)):
-        msgs = {catch(lambda: call(lucid.zeros(1))), catch(lambda: call(Net()))}
+        msgs = {catch(lambda c=call: c(lucid.zeros(1))), catch(lambda c=call: c(Net()))}
         assert len(msgs) == 1 and msgs.pop().startswith("TypeError: to() ")
     assert "unexpected keyword argument 'foo'" in str(catch(lambda: Net().to(foo=1)))
     assert "invalid argument" in str(catch(lambda: lucid.zeros(1).to(object())))

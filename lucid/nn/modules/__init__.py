@@ -1,7 +1,6 @@
-"""Layer classes, one family per file."""
+"""Layer classes, one family per file (the file names follow ``torch.nn.modules``)."""
 
-from .activation import ReLU, Sigmoid, Tanh
-from .activation_more import (
+from .activation import (
     CELU,
     ELU,
     GELU,
@@ -16,16 +15,20 @@ from .activation_more import (
     LogSoftmax,
     Mish,
     PReLU,
+    ReLU,
     ReLU6,
+    Sigmoid,
     SiLU,
     Softmax,
     Softmin,
     Softplus,
     Softshrink,
     Softsign,
+    Tanh,
     Tanhshrink,
     Threshold,
 )
+from .attention import MultiheadAttention
 from .batchnorm import BatchNorm1d, BatchNorm2d, InstanceNorm1d, InstanceNorm2d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, ConvTranspose2d
@@ -56,6 +59,6 @@ from .pooling import (
     MaxPool2d,
 )
 from .sparse import Embedding
-from .transformer import MultiheadAttention, TransformerEncoder, TransformerEncoderLayer
+from .transformer import TransformerEncoder, TransformerEncoderLayer
 
 __all__ = [name for name in dir() if name[:1].isupper()]

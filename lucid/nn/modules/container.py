@@ -3,27 +3,19 @@
 
 from __future__ import annotations
 
-import operator
 from collections import OrderedDict
 from collections import abc as container_abcs
 from collections.abc import Iterable, Iterator, Mapping
 from itertools import chain, islice
 from typing import Any, TypeVar
 
+from .._util import abs_index, addindent
 from ..module import Module
 from .container_param import ParameterDict, ParameterList
 
 __all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
 
 T = TypeVar("T")
-
-
-def _addindent(s: str, n: int) -> str:
-    lines = s.split("\n")
-    if len(lines) == 1:
-        return s
-    first = lines.pop(0)
-    return first + "\n" + "\n".join((n * " ") + ln for ln in lines)
 
 
 class Sequential(Module):
@@ -49,12 +41,7 @@ class Sequential(Module):
                 self.add_module(str(idx), module)
 
     def _get_item_by_idx(self, iterator: Iterable[T], idx: int) -> T:
-        size = len(self)
-        idx = operator.index(idx)
-        if not -size <= idx < size:
-            raise IndexError(f"index {idx} is out of range")
-        idx %= size
-        return next(islice(iterator, idx, None))
+        return next(islice(iterator, abs_index(idx, len(self)), None))
 
     def __getitem__(self, idx: int | slice) -> Any:
         if isinstance(idx, slice):
@@ -195,12 +182,7 @@ class ModuleList(Module):
             self += modules
 
     def _get_abs_string_index(self, idx: int) -> str:
-        idx = operator.index(idx)
-        if not (-len(self) <= idx < len(self)):
-            raise IndexError(f"index {idx} is out of range")
-        if idx < 0:
-            idx += len(self)
-        return str(idx)
+        return str(abs_index(idx, len(self)))
 
     def __getitem__(self, idx: int | slice) -> Any:
         if isinstance(idx, slice):
@@ -249,7 +231,7 @@ class ModuleList(Module):
         lines = []
         for (a, b), r in zip(spans, blocks):
             local = f"({a}): {r}" if a == b else f"({a}-{b}): {b - a + 1} x {r}"
-            lines.append(_addindent(local, 2))
+            lines.append(addindent(local, 2, indent_blank=True))
         return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
 
     def __dir__(self) -> list[str]:

@@ -3,14 +3,13 @@ become ``Parameter``s)."""
 
 from __future__ import annotations
 
-import operator
 from collections import OrderedDict
 from collections import abc as container_abcs
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..._tensor import Tensor
-from .._util import typename
+from .._util import abs_index, typename
 from ..module import Module
 from ..parameter import Parameter
 
@@ -43,12 +42,7 @@ class ParameterList(Module):
             self += values
 
     def _get_abs_string_index(self, idx: int) -> str:
-        idx = operator.index(idx)
-        if not (-len(self) <= idx < len(self)):
-            raise IndexError(f"index {idx} is out of range")
-        if idx < 0:
-            idx += len(self)
-        return str(idx)
+        return str(abs_index(idx, len(self)))
 
     def __getitem__(self, idx: int | slice) -> Any:
         if isinstance(idx, slice):
