@@ -111,16 +111,7 @@ class Module(_ModuleTraversal, _ModuleHooks, _ModuleStateDict, _ModuleTo):
 
             self.register_buffer("running_mean", lucid.zeros(8))
         """
-        if "_buffers" not in self.__dict__:
-            raise AttributeError("cannot assign buffer before Module.__init__() call")
-        if not isinstance(name, str):
-            raise TypeError(f"buffer name should be a string. Got {typename(name)}")
-        if "." in name:
-            raise KeyError('buffer name can\'t contain "."')
-        if name == "":
-            raise KeyError('buffer name can\'t be empty string ""')
-        if hasattr(self, name) and name not in self._buffers:
-            raise KeyError(f"attribute '{name}' already exists")
+        self._check_new_name("buffer", "_buffers", name)
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(
                 f"cannot assign '{typename(tensor)}' object to buffer '{name}' "
@@ -139,16 +130,7 @@ class Module(_ModuleTraversal, _ModuleHooks, _ModuleStateDict, _ModuleTo):
 
             self.register_parameter("bias", None)
         """
-        if "_parameters" not in self.__dict__:
-            raise AttributeError("cannot assign parameter before Module.__init__() call")
-        if not isinstance(name, str):
-            raise TypeError(f"parameter name should be a string. Got {typename(name)}")
-        if "." in name:
-            raise KeyError('parameter name can\'t contain "."')
-        if name == "":
-            raise KeyError('parameter name can\'t be empty string ""')
-        if hasattr(self, name) and name not in self._parameters:
-            raise KeyError(f"attribute '{name}' already exists")
+        self._check_new_name("parameter", "_parameters", name)
         if param is None:
             self._parameters[name] = None
         elif not isinstance(param, Parameter):
@@ -164,6 +146,19 @@ class Module(_ModuleTraversal, _ModuleHooks, _ModuleStateDict, _ModuleTo):
             )
         else:
             self._parameters[name] = param
+
+    def _check_new_name(self, kind: str, registry: str, name: Any) -> None:
+        """PyTorch's checks on a name given to ``register_buffer`` / ``register_parameter``."""
+        if registry not in self.__dict__:
+            raise AttributeError(f"cannot assign {kind} before Module.__init__() call")
+        if not isinstance(name, str):
+            raise TypeError(f"{kind} name should be a string. Got {typename(name)}")
+        if "." in name:
+            raise KeyError(f'{kind} name can\'t contain "."')
+        if name == "":
+            raise KeyError(f'{kind} name can\'t be empty string ""')
+        if hasattr(self, name) and name not in self.__dict__[registry]:
+            raise KeyError(f"attribute '{name}' already exists")
 
     def add_module(self, name: str, module: Module | None) -> None:
         """Add a child module under ``name``.

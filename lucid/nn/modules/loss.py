@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..._tensor import Tensor
 from .. import functional as F
 from ..module import Module
@@ -21,10 +23,26 @@ def _reduction(size_average: bool | None, reduce: bool | None, reduction: str) -
 
 
 class _Loss(Module):
+    """A loss layer: ``forward(input, target) = _fn(input, target, reduction=...)`` with the
+    attributes named in ``_kw`` passed as keywords too."""
+
+    _fn: Callable[..., Tensor]
+    _kw: tuple[str, ...] = ()
+
     def __init__(self, size_average: bool | None = None, reduce: bool | None = None,
                  reduction: str = "mean") -> None:
         super().__init__()
         self.reduction = _reduction(size_average, reduce, reduction)
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        """Compute the loss.
+
+        Example::
+
+            nn.MSELoss()(pred, target)
+        """
+        kw = {name: getattr(self, name) for name in self._kw}
+        return self._fn(input, target, reduction=self.reduction, **kw)
 
 
 class _WeightedLoss(_Loss):
@@ -42,14 +60,7 @@ class L1Loss(_Loss):
         nn.L1Loss()(pred, target)
     """
 
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        """Compute the loss.
-
-        Example::
-
-            loss_fn(pred, target)
-        """
-        return F.l1_loss(input, target, reduction=self.reduction)
+    _fn = staticmethod(F.l1_loss)
 
 
 class MSELoss(_Loss):
@@ -60,14 +71,7 @@ class MSELoss(_Loss):
         nn.MSELoss()(pred, target)
     """
 
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        """Compute the loss.
-
-        Example::
-
-            loss_fn(pred, target)
-        """
-        return F.mse_loss(input, target, reduction=self.reduction)
+    _fn = staticmethod(F.mse_loss)
 
 
 class CrossEntropyLoss(_WeightedLoss):
@@ -79,6 +83,8 @@ class CrossEntropyLoss(_WeightedLoss):
     """
 
     __constants__ = ["ignore_index", "reduction", "label_smoothing"]
+    _fn = staticmethod(F.cross_entropy)
+    _kw = ("weight", "ignore_index", "label_smoothing")
 
     def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
                  ignore_index: int = -100, reduce: bool | None = None, reduction: str = "mean",
@@ -86,16 +92,6 @@ class CrossEntropyLoss(_WeightedLoss):
         super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index = ignore_index
         self.label_smoothing = label_smoothing
-
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        """Compute the loss.
-
-        Example::
-
-            loss_fn(logits, labels)
-        """
-        return F.cross_entropy(input, target, weight=self.weight, ignore_index=self.ignore_index,
-                               reduction=self.reduction, label_smoothing=self.label_smoothing)
 
 
 class NLLLoss(_WeightedLoss):
@@ -107,22 +103,14 @@ class NLLLoss(_WeightedLoss):
     """
 
     __constants__ = ["ignore_index", "reduction"]
+    _fn = staticmethod(F.nll_loss)
+    _kw = ("weight", "ignore_index")
 
     def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
                  ignore_index: int = -100, reduce: bool | None = None,
                  reduction: str = "mean") -> None:
         super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index = ignore_index
-
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        """Compute the loss.
-
-        Example::
-
-            loss_fn(log_probs, labels)
-        """
-        return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index,
-                          reduction=self.reduction)
 
 
 class BCELoss(_WeightedLoss):
@@ -133,15 +121,8 @@ class BCELoss(_WeightedLoss):
         nn.BCELoss()(probs, targets)
     """
 
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        """Compute the loss.
-
-        Example::
-
-            loss_fn(probs, targets)
-        """
-        return F.binary_cross_entropy(input, target, weight=self.weight,
-                                      reduction=self.reduction)
+    _fn = staticmethod(F.binary_cross_entropy)
+    _kw = ("weight",)
 
 
 class BCEWithLogitsLoss(_Loss):
@@ -152,23 +133,15 @@ class BCEWithLogitsLoss(_Loss):
         nn.BCEWithLogitsLoss(pos_weight=lucid.tensor([2.0]))(logits, targets)
     """
 
+    _fn = staticmethod(F.binary_cross_entropy_with_logits)
+    _kw = ("weight", "pos_weight")
+
     def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
                  reduce: bool | None = None, reduction: str = "mean",
                  pos_weight: Tensor | None = None) -> None:
         super().__init__(size_average, reduce, reduction)
         self.register_buffer("weight", weight)
         self.register_buffer("pos_weight", pos_weight)
-
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        """Compute the loss.
-
-        Example::
-
-            loss_fn(logits, targets)
-        """
-        return F.binary_cross_entropy_with_logits(input, target, self.weight,
-                                                  pos_weight=self.pos_weight,
-                                                  reduction=self.reduction)
 
 
 class SmoothL1Loss(_Loss):
@@ -179,19 +152,13 @@ class SmoothL1Loss(_Loss):
         nn.SmoothL1Loss(beta=0.5)(pred, target)
     """
 
+    _fn = staticmethod(F.smooth_l1_loss)
+    _kw = ("beta",)
+
     def __init__(self, size_average: bool | None = None, reduce: bool | None = None,
                  reduction: str = "mean", beta: float = 1.0) -> None:
         super().__init__(size_average, reduce, reduction)
         self.beta = beta
-
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        """Compute the loss.
-
-        Example::
-
-            loss_fn(pred, target)
-        """
-        return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
 
 
 class HuberLoss(_Loss):
@@ -202,18 +169,12 @@ class HuberLoss(_Loss):
         nn.HuberLoss(delta=2.0)(pred, target)
     """
 
+    _fn = staticmethod(F.huber_loss)
+    _kw = ("delta",)
+
     def __init__(self, reduction: str = "mean", delta: float = 1.0) -> None:
         super().__init__(reduction=reduction)
         self.delta = delta
-
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        """Compute the loss.
-
-        Example::
-
-            loss_fn(pred, target)
-        """
-        return F.huber_loss(input, target, reduction=self.reduction, delta=self.delta)
 
 
 class KLDivLoss(_Loss):
@@ -224,16 +185,10 @@ class KLDivLoss(_Loss):
         nn.KLDivLoss(reduction="batchmean")(log_probs, probs)
     """
 
+    _fn = staticmethod(F.kl_div)
+    _kw = ("log_target",)
+
     def __init__(self, size_average: bool | None = None, reduce: bool | None = None,
                  reduction: str = "mean", log_target: bool = False) -> None:
         super().__init__(size_average, reduce, reduction)
         self.log_target = log_target
-
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        """Compute the loss.
-
-        Example::
-
-            loss_fn(log_probs, probs)
-        """
-        return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)

@@ -36,7 +36,20 @@ def reset_affine(m: Module) -> None:
         init.zeros_(m.bias)
 
 
-class LayerNorm(Module):
+class _AffineNorm(Module):
+    """A norm layer with an optional ``weight``/``bias`` pair, reset to ones/zeros."""
+
+    def reset_parameters(self) -> None:
+        """Weight to ones, bias to zeros.
+
+        Example::
+
+            nn.LayerNorm(16).reset_parameters()
+        """
+        reset_affine(self)
+
+
+class LayerNorm(_AffineNorm):
     """Normalise over the last ``len(normalized_shape)`` dims, as ``torch.nn.LayerNorm``.
 
     Example::
@@ -56,15 +69,6 @@ class LayerNorm(Module):
         self.elementwise_affine = elementwise_affine
         affine_params(self, self.normalized_shape, elementwise_affine, bias, device, dtype)
         self.reset_parameters()
-
-    def reset_parameters(self) -> None:
-        """Weight to ones, bias to zeros.
-
-        Example::
-
-            ln.reset_parameters()
-        """
-        reset_affine(self)
 
     def forward(self, input: Tensor) -> Tensor:
         """Apply layer norm.
@@ -86,7 +90,7 @@ class LayerNorm(Module):
                 "bias={use_bias}").format(**self.__dict__, use_bias=self.bias is not None)
 
 
-class GroupNorm(Module):
+class GroupNorm(_AffineNorm):
     """Normalise channels in ``num_groups`` groups, as ``torch.nn.GroupNorm``.
 
     Example::
@@ -107,15 +111,6 @@ class GroupNorm(Module):
         self.affine = affine
         affine_params(self, num_channels, affine, bias, device, dtype)
         self.reset_parameters()
-
-    def reset_parameters(self) -> None:
-        """Weight to ones, bias to zeros.
-
-        Example::
-
-            gn.reset_parameters()
-        """
-        reset_affine(self)
 
     def forward(self, input: Tensor) -> Tensor:
         """Apply group norm.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..._tensor import Tensor
@@ -13,6 +14,7 @@ __all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1
 
 
 class _MaxPoolNd(Module):
+    _fn: Callable[..., Any]
     __constants__ = ["kernel_size", "stride", "padding", "dilation", "return_indices",
                      "ceil_mode"]
 
@@ -36,6 +38,16 @@ class _MaxPoolNd(Module):
         return ("kernel_size={kernel_size}, stride={stride}, padding={padding}, "
                 "dilation={dilation}, ceil_mode={ceil_mode}").format(**self.__dict__)
 
+    def forward(self, input: Tensor) -> Any:
+        """Pool ``input`` (with the indices of the maxima when ``return_indices``).
+
+        Example::
+
+            nn.MaxPool2d(2)(lucid.randn(1, 3, 8, 8))
+        """
+        return self._fn(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                        ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
 
 class MaxPool1d(_MaxPoolNd):
     """1-D max pooling, as ``torch.nn.MaxPool1d``.
@@ -45,15 +57,7 @@ class MaxPool1d(_MaxPoolNd):
         nn.MaxPool1d(2)(lucid.randn(1, 3, 8)).shape    # (1, 3, 4)
     """
 
-    def forward(self, input: Tensor) -> Any:
-        """Pool ``input``.
-
-        Example::
-
-            pool(lucid.randn(1, 3, 8))
-        """
-        return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
-                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+    _fn = staticmethod(F.max_pool1d)
 
 
 class MaxPool2d(_MaxPoolNd):
@@ -64,15 +68,7 @@ class MaxPool2d(_MaxPoolNd):
         nn.MaxPool2d(2)(lucid.randn(1, 3, 8, 8)).shape    # (1, 3, 4, 4)
     """
 
-    def forward(self, input: Tensor) -> Any:
-        """Pool ``input``.
-
-        Example::
-
-            pool(lucid.randn(1, 3, 8, 8))
-        """
-        return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
-                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+    _fn = staticmethod(F.max_pool2d)
 
 
 class _AvgPoolNd(Module):
@@ -171,7 +167,23 @@ class _AdaptiveNd(Module):
         return f"output_size={self.output_size}"
 
 
-class AdaptiveAvgPool1d(_AdaptiveNd):
+class _AdaptiveAvgPoolNd(_AdaptiveNd):
+    _fn: Callable[..., Tensor]
+
+    def __init__(self, output_size: Any) -> None:
+        super().__init__(output_size)
+
+    def forward(self, input: Tensor) -> Tensor:
+        """Pool ``input``.
+
+        Example::
+
+            nn.AdaptiveAvgPool2d(1)(lucid.randn(2, 3, 7, 7))
+        """
+        return self._fn(input, self.output_size)
+
+
+class AdaptiveAvgPool1d(_AdaptiveAvgPoolNd):
     """Average pooling to a fixed output length, as ``torch.nn.AdaptiveAvgPool1d``.
 
     Example::
@@ -179,20 +191,10 @@ class AdaptiveAvgPool1d(_AdaptiveNd):
         nn.AdaptiveAvgPool1d(1)(lucid.randn(2, 3, 7)).shape    # (2, 3, 1)
     """
 
-    def __init__(self, output_size: Any) -> None:
-        super().__init__(output_size)
-
-    def forward(self, input: Tensor) -> Tensor:
-        """Pool ``input``.
-
-        Example::
-
-            pool(lucid.randn(2, 3, 7))
-        """
-        return F.adaptive_avg_pool1d(input, self.output_size)
+    _fn = staticmethod(F.adaptive_avg_pool1d)
 
 
-class AdaptiveAvgPool2d(_AdaptiveNd):
+class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
     """Average pooling to a fixed output size, as ``torch.nn.AdaptiveAvgPool2d``.
 
     Example::
@@ -200,17 +202,7 @@ class AdaptiveAvgPool2d(_AdaptiveNd):
         nn.AdaptiveAvgPool2d((1, 1))(lucid.randn(2, 3, 7, 7)).shape    # (2, 3, 1, 1)
     """
 
-    def __init__(self, output_size: Any) -> None:
-        super().__init__(output_size)
-
-    def forward(self, input: Tensor) -> Tensor:
-        """Pool ``input``.
-
-        Example::
-
-            pool(lucid.randn(2, 3, 7, 7))
-        """
-        return F.adaptive_avg_pool2d(input, self.output_size)
+    _fn = staticmethod(F.adaptive_avg_pool2d)
 
 
 class AdaptiveMaxPool1d(_AdaptiveNd):
