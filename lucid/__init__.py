@@ -42,6 +42,9 @@ from . import _malloc
 _malloc.configure()  # keep freed tensor buffers for reuse: see lucid/_malloc.py
 
 from ._version import __version__
+from .autograd.function import _device_mismatch
+from .ops._util import broadcast_shapes as _broadcast_shapes
+from .ops._util import coerce as _coerce
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .ops import *  # noqa: F403
 from .ops.matmul import matmul
@@ -92,14 +95,10 @@ def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e
 def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
             equal_nan: bool = False) -> Tensor:
     """Elementwise ``|input - other| <= atol + rtol * |other|`` (equal infinities are close)."""
-    from .ops._util import coerce as _coerce
-
     a, b = _coerce(input, other)
     t = a if isinstance(a, Tensor) else b
     be = t._be  # type: ignore[union-attr]
     if isinstance(a, Tensor) and isinstance(b, Tensor) and a._be is not b._be:
-        from .autograd.function import _device_mismatch
-
         _device_mismatch(a._be, b._be)
     ad = a._data if isinstance(a, Tensor) else a
     bd = b._data if isinstance(b, Tensor) else b
@@ -122,9 +121,7 @@ def equal(input: Tensor, other: Tensor) -> bool:
 
 
 def broadcast_shapes(*shapes: object) -> Size:
-    from .ops._util import broadcast_shapes as _bs
-
-    return Size(_bs(*shapes))  # type: ignore[arg-type]
+    return Size(_broadcast_shapes(*shapes))  # type: ignore[arg-type]
 
 
 from . import nn  # noqa: E402

@@ -1,24 +1,30 @@
 """``Tensor``: a backend array with its device, dtype and gradient bookkeeping.
 
-Math methods (``x.exp()``, ``x + y``, ...) are attached by ``lucid.ops`` so this file
-holds only state, conversion and the autograd entry points.
+This file holds state, conversion and gradient bookkeeping only. The math methods
+(``x.exp()``, ``x + y``, ...) and ``backward`` are bound in one explicit table,
+``lucid/ops/tensor_methods.py``, because they live in layers above this one (``ops/``,
+``autograd/engine.py``); ``lucid/_tensor.pyi`` lists the whole surface for IDEs.
 """
 
 from __future__ import annotations
 
+import copy
+import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
 
 from . import _dtype
+from ._convert import to_array
 from ._device import device
+from ._dims import norm_dim
+from ._repr import tensor_repr
 from .backend import get_backend
 
 __all__ = ["Tensor", "Size"]
 
 _object_new = object.__new__
-_backward: Any = None  # lucid.autograd.engine.backward, bound on first use (import cycle)
 
 
 class Size(tuple):
@@ -71,6 +77,7 @@ class Tensor:
     """
 
     __slots__ = ("_data", "_be", "_rg", "_grad", "grad_fn", "_vc", "__dict__", "__weakref__")
+    _lucid_tensor = True  # recognised by lucid._convert without importing this module
     # rarely set; living in the instance dict keeps tensor creation cheap
     _base: Tensor | None = None
     _view_ops: tuple | None = None  # (op class, args, params) steps from _base to this view
@@ -82,14 +89,12 @@ class Tensor:
     def __init__(self, *args: Any, dtype: Any = None, device: Any = None,
                  requires_grad: bool = False) -> None:
         # ``Tensor(2, 3)`` -> uninitialised float tensor; ``Tensor([1, 2])`` -> float data
-        from .ops.creation import _to_array
-
         be = get_backend(device)
         d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
         if len(args) == 1 and isinstance(args[0], Size):
             data = be.zeros(tuple(args[0]), d)
         elif len(args) == 1 and not isinstance(args[0], int):
-            data = _to_array(args[0], d, be)
+            data = to_array(args[0], d, be)
         else:  # sizes; ``Tensor()`` is an empty 1-D tensor, as in PyTorch
             data = be.zeros(tuple(int(s) for s in args) if args else (0,), d)
         _init(self, data, be, False, None)
@@ -186,8 +191,6 @@ class Tensor:
         """The shape as ``lucid.Size``, or the size of one dimension."""
         if dim is None:
             return Size(self._data.shape)
-        from .ops._util import norm_dim
-
         return self._data.shape[norm_dim(dim, self._data.ndim)]
 
     def dim(self) -> int:
@@ -264,8 +267,6 @@ class Tensor:
     __hash__ = object.__hash__
 
     def __repr__(self) -> str:
-        from ._repr import tensor_repr
-
         return tensor_repr(self)
 
     def __format__(self, spec: str) -> str:
@@ -313,8 +314,6 @@ class Tensor:
             if not self._rg:
                 raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
             return
-        import weakref
-
         self.grad_fn._retain = weakref.ref(self)
 
     def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> _RemovableHandle:
@@ -339,20 +338,6 @@ class Tensor:
         if self._post_hooks is None:
             self._post_hooks = []
         return _RemovableHandle(self._post_hooks, hook)
-
-    def backward(self, gradient: Tensor | None = None, retain_graph: bool | None = None,
-                 create_graph: bool = False, inputs: Any = None) -> None:
-        """Accumulate d(self)/d(leaf) into every leaf's ``.grad``.
-
-        ``gradient`` is required unless self holds a single element.
-        """
-        global _backward
-        if _backward is None:
-            from .autograd.engine import backward as _b
-
-            _backward = _b
-        _backward([self], None if gradient is None else [gradient], retain_graph,
-                  create_graph, inputs=inputs)
 
     def detach(self) -> Tensor:
         """A tensor sharing this one's data, outside the graph."""
@@ -433,6 +418,4 @@ def _make(data: Any, be: Any, rg: bool, fn: Any) -> Tensor:
 
 
 def _deepcopy(v: Any, memo: dict) -> Any:
-    import copy
-
     return copy.deepcopy(v, memo)

@@ -14,7 +14,10 @@ Example::
 
 from __future__ import annotations
 
+import importlib.util
 from typing import Any
+
+from .backend import get_backend
 
 __all__ = [
     "is_available", "is_installed", "backend", "device_count", "current_device",
@@ -24,8 +27,6 @@ __all__ = [
 
 
 def _be() -> Any:
-    from .backend import get_backend
-
     return get_backend("gpu")
 
 
@@ -36,8 +37,6 @@ def is_installed() -> bool:
 
         lucid.gpu.is_installed()    # True after pip install "lucid-jit[gpu]"
     """
-    import importlib.util
-
     try:
         return importlib.util.find_spec("mlx") is not None
     except (ImportError, ValueError):
@@ -54,9 +53,8 @@ def backend() -> str:
         lucid.gpu.backend()    # "cpu" on a Linux machine without a GPU
     """
     if not is_installed():
-        from .backend import get_backend
-
         get_backend("gpu")  # raises the install hint
+    # NOTE: _gpu_common imports MLX, an optional dependency: only when the gpu is asked about
     from .backend._gpu_common import detect
 
     return detect()

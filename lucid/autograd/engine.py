@@ -15,7 +15,7 @@ from .function import Op
 
 _grad_on = grad_mode._state
 
-__all__ = ["backward", "grad"]
+__all__ = ["backward", "grad", "tensor_backward"]
 
 _FREED = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
@@ -328,3 +328,20 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
                 g = t._be.broadcast_to(g, t._data.shape)
             res.append(_make(g, t._be, False, None))
     return tuple(res)
+
+
+def tensor_backward(self: Tensor, gradient: Tensor | None = None,
+                    retain_graph: bool | None = None, create_graph: bool = False,
+                    inputs: Any = None) -> None:
+    """``Tensor.backward``: accumulate d(self)/d(leaf) into every leaf's ``.grad``.
+
+    ``gradient`` is required unless self holds a single element.
+
+    Example::
+
+        x = lucid.tensor([1.0, 2.0], requires_grad=True)
+        (x * x).sum().backward()
+        x.grad            # tensor([2., 4.])
+    """
+    backward([self], None if gradient is None else [gradient], retain_graph, create_graph,
+             inputs=inputs)

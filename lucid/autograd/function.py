@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 from weakref import ref as _weakref
 
-from .._tensor import Tensor, _make
+from .._tensor import Tensor, _make, _RemovableHandle
 from . import grad_mode
 
 __all__ = ["Op", "Function", "FunctionCtx", "also_saved"]
@@ -147,8 +147,6 @@ class Op:
         return f"<{self.name()} object at {hex(id(self))}>"
 
     def register_hook(self, hook: Any) -> Any:
-        from .._tensor import _RemovableHandle
-
         if self._hooks is None:
             self._hooks = []
         return _RemovableHandle(self._hooks, hook)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -38,8 +39,6 @@ def gradcheck(fn: Callable[..., Any], inputs: Any, *, eps: float = 1e-6, atol: f
         raise ValueError("gradcheck expects at least one input tensor to require gradient")
     for i in diff_idx:
         if inputs[i].dtype.name != "float64":
-            import warnings
-
             warnings.warn(
                 f"Input #{i} requires gradient and is not a double precision floating point; "
                 "the check may fail from rounding", stacklevel=2)

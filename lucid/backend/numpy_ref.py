@@ -426,6 +426,7 @@ class NumpyBackend:
     # ---- fused nn ops: softmax, cross-entropy, batch/layer norm (ops/activation, loss, norm) --
     @staticmethod
     def erf(x: Array) -> Array:
+        # NOTE: scipy.special costs ~0.1 s to import; loaded when erf is first used
         from scipy.special import erf
 
         return erf(x).astype(x.dtype, copy=False)

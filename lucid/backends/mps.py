@@ -10,20 +10,18 @@ Example::
 
 from __future__ import annotations
 
+from ..gpu import backend, is_installed
+
 __all__ = ["is_available", "is_built"]
 
 
 def is_built() -> bool:
     """Whether MLX (which provides the Metal device) is installed."""
-    from ..gpu import is_installed
-
     return is_installed()
 
 
 def is_available() -> bool:
     """Whether MLX runs lucid's "gpu" device on Metal here."""
-    from ..gpu import backend, is_installed
-
     if not is_installed():
         return False
     try:

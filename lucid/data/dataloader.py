@@ -9,7 +9,10 @@ from typing import Any
 
 import numpy as np
 
+from .. import _dtype
 from .._tensor import Tensor
+from ..ops.creation import tensor
+from ..ops.movement import stack
 from .dataset import Dataset, IterableDataset, TensorDataset
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
@@ -20,9 +23,6 @@ def default_collate(batch: list[Any]) -> Any:
     """Stack a list of samples into a batch, as PyTorch's ``default_collate`` does:
     tensors and numpy arrays are stacked, numbers become tensors (int64 / float64 / bool),
     strings stay a list, and dicts, tuples and lists are collated field by field."""
-    from ..ops.creation import tensor
-    from ..ops.movement import stack
-
     elem = batch[0]
     if isinstance(elem, Tensor):
         return stack(batch, 0)
@@ -36,8 +36,6 @@ def default_collate(batch: list[Any]) -> Any:
     if isinstance(elem, (int, np.integer)):
         return tensor(batch)
     if isinstance(elem, (float, np.floating)):
-        from .. import _dtype
-
         return tensor(batch, dtype=_dtype.float64)
     if isinstance(elem, (str, bytes)):
         return list(batch)
@@ -59,8 +57,6 @@ def default_collate(batch: list[Any]) -> Any:
 
 
 def default_convert(data: Any) -> Any:
-    from ..ops.creation import tensor
-
     if isinstance(data, np.ndarray):
         return tensor(data)
     return data
@@ -151,8 +147,6 @@ class DataLoader:
             return
         if type(ds) is TensorDataset and self.collate_fn is default_collate:
             # one gather per tensor instead of per-sample indexing + stack (same result)
-            from ..ops.creation import tensor
-
             for idx in self.batch_sampler:
                 it = tensor(idx)
                 yield [t[it] for t in ds.tensors]

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any, Generic, TypeVar
 
 from .._tensor import Tensor
+from ..ops.random import randperm
 
 T = TypeVar("T")
 
@@ -114,8 +115,6 @@ def random_split(dataset: Dataset[T], lengths: Sequence[int | float],
                  generator: Any = None) -> list[Subset[T]]:
     """Split a data set into non-overlapping random subsets of the given lengths (or
     fractions summing to 1), reproducibly from ``lucid.manual_seed`` or ``generator``."""
-    from ..ops.random import randperm
-
     n = len(dataset)  # type: ignore[arg-type]
     if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
         counts = [int(math.floor(n * f)) for f in lengths]

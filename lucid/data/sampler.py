@@ -5,6 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sized
 from typing import Any
 
+import numpy as np
+
+from ..ops.random import default_generator
+
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
            "BatchSampler"]
 
@@ -31,10 +35,6 @@ class SequentialSampler(Sampler):
 
 
 def _seeded_rng(generator: Any) -> Any:
-    import numpy as np
-
-    from ..ops.random import default_generator
-
     if generator is not None:
         return generator.rng
     # a fresh stream per epoch, drawn from the global generator (reproducible by manual_seed)

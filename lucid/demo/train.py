@@ -137,7 +137,7 @@ def train(epochs: int = 12, batch_size: int = 32, lr: float = 0.01, seed: int = 
 
 
 def _plot(history: list[dict[str, float]], path: str, say: Any) -> None:
-    try:
+    try:  # NOTE: matplotlib is optional (``--plot``)
         import matplotlib
 
         matplotlib.use("Agg")

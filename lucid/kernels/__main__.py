@@ -18,6 +18,7 @@ def main(argv: list[str] | None = None) -> int:
     c = sub.add_parser("clear", help="delete cached kernels")
     c.add_argument("--all", action="store_true", help="every lucid version, not only this one")
     args = p.parse_args(argv)
+    # NOTE: the command line imports the kernels only after parsing (``--help`` stays fast)
     from . import _jit, _threads
 
     if args.cmd == "warmup":

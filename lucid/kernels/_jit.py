@@ -25,6 +25,7 @@ import hashlib
 import inspect
 import os
 import re
+import shutil
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
@@ -124,8 +125,6 @@ _KEY_RE = re.compile(r"^.+-py\d+-nb[^-]+-[0-9a-f]{16}$")
 
 def prune(root: Path, current: Path, keep: int = KEEP_KEYS) -> list[Path]:
     """Delete all but the ``keep`` most recently used key directories under ``root``."""
-    import shutil
-
     try:
         os.utime(current)
         others = [
@@ -323,8 +322,6 @@ def helper(fn: Callable) -> Any:
 
 def clear_cache(all_keys: bool = False) -> int:
     """Delete cached kernels (this key, or every key when ``all_keys``); returns files removed."""
-    import shutil
-
     targets = [cache_root()] if all_keys else [cache_dir()]
     n = 0
     for t in targets:

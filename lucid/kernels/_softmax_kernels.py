@@ -38,7 +38,7 @@ else:
     @intrinsic
     def _bits_f32(typingctx, i):
         """Reinterpret int32 bits as float32 (a no-op bitcast LLVM can vectorise)."""
-        from llvmlite import ir
+        from llvmlite import ir  # NOTE: numba's code generator, needed only when compiling
 
         def codegen(context, builder, signature, args):
             return builder.bitcast(args[0], ir.FloatType())

@@ -96,7 +96,7 @@ def _loaded_libraries(needle: str) -> list[str]:
         except OSError:
             pass
         return paths
-    try:
+    try:  # NOTE: threadpoolctl is optional
         from threadpoolctl import threadpool_info
     except ImportError:
         return paths

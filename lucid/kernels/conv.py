@@ -102,7 +102,7 @@ class _BlasThreads:
 
     def _probe(self) -> None:
         self.ready = True
-        try:
+        try:  # NOTE: scipy's BLAS is loaded only when a conv first needs its thread count
             import scipy
             import scipy.linalg.cython_blas  # noqa: F401  (loads the BLAS numba calls)
         except ImportError:

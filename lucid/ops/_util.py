@@ -1,4 +1,5 @@
-"""Shared helpers for ops: dim normalisation, un-broadcasting, operand coercion."""
+"""Shared helpers for ops: un-broadcasting, operand coercion and dtype casts (dim
+normalisation lives in ``lucid._dims``)."""
 
 from __future__ import annotations
 
@@ -7,36 +8,11 @@ from typing import Any
 import numpy as np
 
 from .. import _dtype
+from .._convert import to_array
 from .._tensor import Tensor, _make
+from ..autograd.function import Op
 
 Scalar = (int, float, bool, np.number, np.bool_)
-
-
-def norm_dim(dim: int, ndim: int) -> int:
-    """Wrap a possibly negative dim, with PyTorch's error when it is out of range."""
-    n = ndim if ndim else 1
-    if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
-        raise TypeError(f"dim must be an int, got {type(dim).__name__}")
-    if dim < -n or dim >= n:
-        raise IndexError(
-            f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})"
-        )
-    return int(dim) % n if ndim else 0
-
-
-def norm_dims(dim: Any, ndim: int) -> tuple[int, ...] | None:
-    """``dim`` as a sorted tuple of non-negative axes (None -> None = all axes)."""
-    if dim is None:
-        return None
-    if isinstance(dim, (list, tuple)):
-        if len(dim) == 0:
-            return None
-        axes = tuple(norm_dim(d, ndim) for d in dim)
-        if len(set(axes)) != len(axes):
-            raise RuntimeError(f"dim {axes[0]} appears multiple times in the list of dims")
-        return tuple(sorted(axes)) if ndim else ()
-    axis = norm_dim(dim, ndim)  # validates the dim for 0-d tensors too
-    return (axis,) if ndim else ()
 
 
 def sum_to(be: Any, g: Any, shape: tuple[int, ...]) -> Any:
@@ -73,12 +49,21 @@ def wrap(data: Any, be: Any) -> Tensor:
     return _make(data, be, False, None)
 
 
+class Cast(Op):
+    """A dtype conversion; the gradient is converted back to the input's dtype."""
+
+    def forward(self, x, dtype):
+        self.src = self.be.dtype_of(x)
+        return self.be.astype(x, dtype)
+
+    def backward(self, g):
+        return self.be.astype(g, self.src)
+
+
 def cast(t: Tensor, d: _dtype.dtype) -> Tensor:
     """``t`` converted to dtype ``d`` (differentiable; a no-op when already ``d``)."""
     if t.dtype is d:
         return t
-    from .elementwise import Cast
-
     return Cast.apply(t, dtype=d)
 
 
@@ -120,10 +105,8 @@ def coerce(a: Any, b: Any) -> tuple[Any, Any]:
 
 
 def _to_tensor_like(x: Any, like: Tensor) -> Tensor:
-    from .creation import tensor
-
     if isinstance(x, (list, tuple, np.ndarray)):
-        return tensor(x, device=like.device)
+        return _make(to_array(x, None, like._be), like._be, False, None)
     raise TypeError(f"unsupported operand type: {type(x).__name__}")
 
 

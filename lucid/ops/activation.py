@@ -13,10 +13,11 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import _dtype
+from .._dims import norm_dim
 from .._tensor import Tensor
 from ..autograd.function import Op
 from . import elementwise as _e
-from ._util import cast, norm_dim
+from ._util import cast
 from .inplace import inplace as _inplace
 
 __all__ = [
@@ -489,3 +490,14 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
         softmin(lucid.tensor([[0.0, 0.0]]), dim=1)   # tensor([[0.5000, 0.5000]])
     """
     return _softmax(input, dim, dtype, False, neg=True)
+
+
+def _softmax_method(name: str) -> Any:
+    fn = softmax if name == "softmax" else log_softmax
+
+    def f(self: Tensor, dim: int, dtype: Any = None) -> Tensor:
+        return fn(self, dim, dtype=dtype)
+
+    f.__name__ = name
+    f.__doc__ = f"``{name}`` over ``dim`` (as ``torch.Tensor.{name}``)."
+    return f

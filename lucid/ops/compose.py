@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections import namedtuple
 from typing import Any
 
+from .._dims import norm_dim
 from .._tensor import Tensor
-from ._util import norm_dim
 from .creation import arange
 from .elementwise import add, div, mul
 from .index import sort

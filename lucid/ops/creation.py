@@ -8,96 +8,10 @@ from typing import Any
 import numpy as np
 
 from .. import _dtype
+from .._convert import to_array
 from .._tensor import Tensor, _make
 from ..backend import get_backend
 from ._util import size_arg
-
-
-def _host_array(data: Any) -> np.ndarray:
-    """A numpy view of ``data``: nested lists, numbers, numpy or anything with __array__."""
-    if isinstance(data, np.ndarray):
-        return data
-    if hasattr(data, "detach") and hasattr(data, "cpu") and not isinstance(data, Tensor):
-        data = data.detach().cpu()  # e.g. a torch tensor
-    if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in _flat(data)):
-        data = _unwrap(data)
-    try:
-        return np.asarray(data)
-    except ValueError:
-        err = _ragged_error(data)
-        if err is not None:
-            raise err from None
-        raise
-
-
-def _ragged_error(data: Any) -> ValueError | None:
-    """PyTorch's message for nested sequences of uneven lengths."""
-    shape = []
-    x = data
-    while isinstance(x, (list, tuple)):
-        shape.append(len(x))
-        x = x[0] if len(x) else None
-
-    def walk(x: Any, dim: int) -> ValueError | None:
-        if dim == len(shape):
-            return None
-        if not isinstance(x, (list, tuple)) or len(x) != shape[dim]:
-            got = len(x) if isinstance(x, (list, tuple)) else type(x).__name__
-            return ValueError(f"expected sequence of length {shape[dim]} at dim {dim} "
-                              f"(got {got})")
-        for e in x:
-            r = walk(e, dim + 1)
-            if r is not None:
-                return r
-        return None
-
-    return walk(data, 0)
-
-
-def _flat(data: Any) -> Any:
-    for x in data:
-        if isinstance(x, (list, tuple)):
-            yield from _flat(x)
-        else:
-            yield x
-
-
-def _unwrap(data: Any) -> Any:
-    if isinstance(data, (list, tuple)):
-        return [_unwrap(x) for x in data]
-    if isinstance(data, Tensor):
-        return data.detach().numpy()
-    return data
-
-
-def _infer_dtype(data: Any, arr: np.ndarray) -> _dtype.dtype:
-    if isinstance(data, np.ndarray) or (hasattr(data, "__array__") and not isinstance(
-            data, (list, tuple))):
-        return _dtype.from_numpy_dtype(arr.dtype)
-    kind = arr.dtype.kind
-    if kind == "b":
-        return _dtype.bool_
-    if kind in "iu":
-        return _dtype.int64
-    if kind == "f":
-        return _dtype.get_default_dtype()
-    if arr.size == 0:
-        return _dtype.get_default_dtype()
-    raise TypeError(f"can't convert data of type {type(data).__name__} (numpy kind "
-                    f"{arr.dtype}) to a tensor")
-
-
-def _to_array(data: Any, dtype: Any, be: Any, copy: bool = True) -> Any:
-    if isinstance(data, Tensor):
-        d = data.dtype if dtype is None else _dtype.to_dtype(dtype)
-        arr = data._be.to_numpy(data._data)
-        return be.from_numpy(arr.astype(d.np, copy=copy))
-    arr = _host_array(data)
-    d = _infer_dtype(data, arr) if dtype is None else _dtype.to_dtype(dtype)
-    if arr.dtype.kind == "O":
-        raise TypeError(f"can't convert data of type {type(data).__name__} to a tensor")
-    out = np.array(arr, dtype=d.np, copy=True) if copy else np.asarray(arr, dtype=d.np)
-    return be.from_numpy(out)
 
 
 def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
@@ -114,7 +28,7 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
     """
     be = get_backend(device if device is not None else
                      (data._be if isinstance(data, Tensor) else None))
-    t = _make(_to_array(data, dtype, be), be, False, None)
+    t = _make(to_array(data, dtype, be), be, False, None)
     if requires_grad:
         t.requires_grad_(True)
     return t
@@ -128,7 +42,7 @@ def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
             out = data.to(device=device, dtype=dtype)  # type: ignore[attr-defined]
         return out
     be = get_backend(device)
-    return _make(_to_array(data, dtype, be, copy=False), be, False, None)
+    return _make(to_array(data, dtype, be, copy=False), be, False, None)
 
 
 asarray = as_tensor
@@ -182,21 +96,23 @@ def full(size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
     return t
 
 
-def _like(name: str) -> Any:
+def _like(factory: Any) -> Any:
+    name = factory.__name__
+
     def f(input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False,
           memory_format: Any = None) -> Tensor:
-        return globals()[name](*input.shape, dtype=input.dtype if dtype is None else dtype,
-                               device=input._be if device is None else device,
-                               requires_grad=requires_grad)
+        return factory(*input.shape, dtype=input.dtype if dtype is None else dtype,
+                       device=input._be if device is None else device,
+                       requires_grad=requires_grad)
 
     f.__name__ = name + "_like"
     f.__doc__ = f"``{name}`` with the shape, dtype and device of ``input``."
     return f
 
 
-zeros_like = _like("zeros")
-ones_like = _like("ones")
-empty_like = _like("empty")
+zeros_like = _like(zeros)
+ones_like = _like(ones)
+empty_like = _like(empty)
 
 
 def full_like(input: Tensor, fill_value: Any, *, dtype: Any = None, device: Any = None,
@@ -267,12 +183,14 @@ def _new_tensor(self: Tensor, data: Any, *, dtype: Any = None, device: Any = Non
                   device=self._be if device is None else device, requires_grad=requires_grad)
 
 
-def _new_factory(name: str) -> Any:
+def _new_factory(factory: Any) -> Any:
+    name = factory.__name__
+
     def f(self: Tensor, *size: Any, dtype: Any = None, device: Any = None,
           requires_grad: bool = False) -> Tensor:
-        return globals()[name](*size, dtype=self.dtype if dtype is None else dtype,
-                               device=self._be if device is None else device,
-                               requires_grad=requires_grad)
+        return factory(*size, dtype=self.dtype if dtype is None else dtype,
+                       device=self._be if device is None else device,
+                       requires_grad=requires_grad)
 
     f.__name__ = "new_" + name
     f.__doc__ = f"``Tensor.new_{name}``: ``{name}`` with this tensor's dtype and device."
@@ -290,5 +208,8 @@ def scalar_tensor(s: Any, *, dtype: Any = None, device: Any = None) -> Tensor:
     return tensor(s, dtype=dtype or _dtype.get_default_dtype(), device=device)
 
 
-__all__ = [n for n, v in list(globals().items()) if not n.startswith("_") and callable(v)
-           and not isinstance(v, type) and getattr(v, "__module__", None) == __name__]
+__all__ = [
+    "arange", "as_tensor", "asarray", "empty", "empty_like", "eye", "from_numpy", "full",
+    "full_like", "linspace", "logspace", "ones", "ones_like", "scalar_tensor", "tensor", "zeros",
+    "zeros_like"
+]

@@ -13,6 +13,7 @@ from .._tensor import Tensor
 from ..autograd.function import Op
 from ..backend import get_backend
 from ._util import cast
+from .shape import clone
 
 
 class ToDevice(Op):
@@ -101,8 +102,6 @@ def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     if dt is not None:
         out = cast(out, dt)
     if copy and out is self:
-        from .movement import clone
-
         out = clone(self)
     return out
 

@@ -5,10 +5,14 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
 from .. import _dtype
 from .._tensor import Tensor
-from ..autograd.function import Op
+from ..autograd.function import Op, _device_mismatch
 from ._util import broadcast_error, cast, coerce, shape_of, sum_to, wrap
+from .creation import tensor
+from .index import nonzero
 
 # ---- binary arithmetic ------------------------------------------------------------------------
 
@@ -489,15 +493,11 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
     """Pick ``input`` where ``condition`` holds, else ``other``; one-argument form is
     ``nonzero(condition, as_tuple=True)``."""
     if input is None and other is None:
-        from .index import nonzero
-
         return nonzero(condition, as_tuple=True)
     if condition.dtype is not _dtype.bool_:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a "
                            f"tensor with dtype {_dtype.torch_name(condition.dtype)}")
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
-        from .creation import tensor
-
         input = tensor(input, dtype=_dtype.result_type(input, other), device=condition.device)
     a, b = coerce(input, other)
     try:
@@ -510,13 +510,41 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
         raise
 
 
-class Cast(Op):
-    def forward(self, x, dtype):
-        self.src = self.be.dtype_of(x)
-        return self.be.astype(x, dtype)
+def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
+    """``input`` with ``value`` where ``mask`` is True (mask broadcasts)."""
+    if mask.dtype is not _dtype.bool_:
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{_dtype.c10_name(mask.dtype)}")
+    if isinstance(value, Tensor):
+        if value.ndim:
+            raise RuntimeError(
+                f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                f"{value.ndim} dimension(s)."
+            )
+        value = cast(value, input.dtype)
+    elif input.dtype is _dtype.bool_:
+        value = bool(value)
+    elif not input.dtype.is_floating_point:
+        # PyTorch converts the value to the tensor's integer type (2.7 -> 2)
+        info = np.iinfo(input.dtype.np)
+        try:
+            v = int(value)
+        except (ValueError, OverflowError):
+            v = None
+        if v is None or v < info.min or v > info.max:
+            raise RuntimeError(f"value cannot be converted to type {input.dtype.name} without "
+                               "overflow")
+        value = v
+    return where(mask, value, input)
 
-    def backward(self, g):
-        return self.be.astype(g, self.src)
+
+
+def clamp_min(input: Tensor, min: Any) -> Tensor:  # noqa: A002
+    return clamp(input, min, None)
+
+
+def clamp_max(input: Tensor, max: Any) -> Tensor:  # noqa: A002
+    return clamp(input, None, max)
 
 
 # ---- comparisons and logic (no gradient) ------------------------------------------------------
@@ -530,8 +558,6 @@ def _compare(fn: str) -> Any:
         ad = a._data if isinstance(a, Tensor) else a
         bd = b._data if isinstance(b, Tensor) else b
         if isinstance(a, Tensor) and isinstance(b, Tensor) and a._be is not b._be:
-            from ..autograd.function import _device_mismatch
-
             _device_mismatch(a._be, b._be)
         try:
             return wrap(getattr(be, fn)(ad, bd), be)
@@ -597,5 +623,13 @@ def isfinite(input: Tensor) -> Tensor:
     return wrap(input._be.isfinite(input._data), input._be)
 
 
-__all__ = [n for n, v in list(globals().items()) if not n.startswith("_") and callable(v)
-           and not isinstance(v, type) and getattr(v, "__module__", None) == __name__]
+__all__ = [
+    "abs", "acos", "add", "arccos", "arcsin", "arctan", "asin", "atan", "bitwise_and",
+    "bitwise_not", "bitwise_or", "bitwise_xor", "ceil", "clamp", "clamp_max", "clamp_min", "clip",
+    "cos", "cosh", "div", "eq", "exp", "expm1", "fix", "floor", "floor_divide", "fmod", "ge",
+    "greater", "greater_equal", "gt", "isfinite", "isinf", "isnan", "le", "less", "less_equal",
+    "log", "log10", "log1p", "log2", "logical_and", "logical_not", "logical_or", "logical_xor",
+    "lt", "masked_fill", "maximum", "minimum", "mul", "ne", "neg", "negative", "not_equal", "pow",
+    "reciprocal", "relu", "remainder", "round", "rsqrt", "sigmoid", "sign", "sin", "sinh", "sqrt",
+    "square", "sub", "tan", "tanh", "trunc", "where"
+]

@@ -9,9 +9,13 @@ from typing import Any
 import numpy as np
 
 from .. import _dtype
+from .._dims import norm_dim
 from .._tensor import Tensor, _make
-from ..autograd.function import Op
-from ._util import norm_dim, shape_of, sum_to, wrap
+from ..autograd.function import Op, _device_mismatch
+from ._util import cast, shape_of, sum_to, wrap
+from .creation import full
+from .inplace import inplace
+from .shape import broadcast_tensors, expand, reshape
 
 _BASIC = (int, slice, type(None), type(Ellipsis))
 
@@ -163,18 +167,12 @@ class SetItem(Op):
 
 def setitem(input: Tensor, idx: Any, value: Any) -> None:
     """``x[idx] = value`` in place; recorded for backward when either side requires grad."""
-    from .inplace import inplace
-
     be = input._be
     bidx, basic, held = _convert_index(idx, be)
     if isinstance(value, Tensor):
         if value._be is not be:
-            from ..autograd.function import _device_mismatch
-
             _device_mismatch(be, value._be)
         if value.dtype is not input.dtype:
-            from ._util import cast
-
             value = cast(value, input.dtype)
     try:
         inplace(input, lambda src: SetItem.apply(src, value, bidx, *held), (value,))
@@ -183,8 +181,6 @@ def setitem(input: Tensor, idx: Any, value: Any) -> None:
     except ValueError as e:
         target = tuple(be.getitem(input._data, bidx).shape)
         if basic and isinstance(value, Tensor):
-            from .movement import expand
-
             expand(value, *target)  # raises PyTorch's message for a view target
         raise RuntimeError(
             f"shape mismatch: value tensor of shape {list(shape_of(value))} cannot be broadcast "
@@ -208,8 +204,6 @@ def _int_index(index: Tensor, name: str, input: Tensor | None = None) -> Tensor:
     if not isinstance(index, Tensor):
         raise TypeError(f"{name}(): argument 'index' must be Tensor, not {type(index).__name__}")
     if input is not None and index._be is not input._be:
-        from ..autograd.function import _device_mismatch
-
         _device_mismatch(input._be, index._be)
     if index.dtype not in (_dtype.int64, _dtype.int32):
         raise RuntimeError(f"{name}(): Expected dtype int32 or int64 for index")
@@ -316,8 +310,6 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
     _check_range(index, input, norm_dim(dim, input.ndim))
     if reduce == "add":
         if not isinstance(src, Tensor):
-            from .creation import full
-
             src = full(index.shape, src if src is not None else value, dtype=input.dtype,
                        device=input.device)
         return scatter_add(input, dim, index, src)
@@ -328,48 +320,12 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
     return Scatter.apply(input, src, index, norm_dim(dim, input.ndim))
 
 
-def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
-    """``input`` with ``value`` where ``mask`` is True (mask broadcasts)."""
-    from .elementwise import where
-
-    if mask.dtype is not _dtype.bool_:
-        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
-                           f"{_dtype.c10_name(mask.dtype)}")
-    if isinstance(value, Tensor):
-        if value.ndim:
-            raise RuntimeError(
-                f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
-                f"{value.ndim} dimension(s)."
-            )
-        from ._util import cast
-
-        value = cast(value, input.dtype)
-    elif input.dtype is _dtype.bool_:
-        value = bool(value)
-    elif not input.dtype.is_floating_point:
-        # PyTorch converts the value to the tensor's integer type (2.7 -> 2)
-        info = np.iinfo(input.dtype.np)
-        try:
-            v = int(value)
-        except (ValueError, OverflowError):
-            v = None
-        if v is None or v < info.min or v > info.max:
-            raise RuntimeError(f"value cannot be converted to type {input.dtype.name} without "
-                               "overflow")
-        value = v
-    return where(mask, value, input)
-
-
 def masked_select(input: Tensor, mask: Tensor) -> Tensor:
-    from .movement import broadcast_tensors
-
     x, m = broadcast_tensors(input, mask)
     return getitem(x, m)
 
 
 def take(input: Tensor, index: Tensor) -> Tensor:
-    from .movement import reshape
-
     return getitem(reshape(input, -1), index)
 
 
@@ -415,5 +371,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     return topk_return(getitem(v, sl), getitem(i, sl))
 
 
-__all__ = [n for n, v in list(globals().items()) if not n.startswith("_") and callable(v)
-           and not isinstance(v, type) and getattr(v, "__module__", None) == __name__]
+__all__ = [
+    "argsort", "argwhere", "gather", "getitem", "index_select", "masked_select", "nonzero",
+    "scatter", "scatter_add", "setitem", "sort", "take", "topk"
+]

@@ -17,6 +17,10 @@ from .. import _dtype
 from .._tensor import Tensor, _make
 from ..autograd import grad_mode
 from ..autograd.function import Op
+from ._util import broadcast_error, cast
+from .creation import full_like, tensor
+from .device import to_device
+from .shape import Expand, expand
 
 _grad_on = grad_mode._state
 
@@ -116,8 +120,6 @@ def _write_region(be: Any, base: Any, chain: tuple, value: Any) -> Any:
                                "first")
         _assign(be, dst, value)
         return out
-    from .movement import Expand
-
     if any(step[0] is Expand for step in chain):
         raise RuntimeError(_OVERLAP)
     # no shared memory: find the view's elements in the base by replaying the chain on their
@@ -136,8 +138,6 @@ def _write_region(be: Any, base: Any, chain: tuple, value: Any) -> Any:
 
 def _inplace_view(t: Tensor, fn: Callable[[Tensor], Tensor]) -> Tensor:
     """``fn`` applied in place to the view ``t``, recorded as a write into its base."""
-    from ._util import cast
-
     be, base, chain = t._be, t._base, t._view_ops
     src = _make(be.copy(t._data), be, t._rg, t.grad_fn)
     r = fn(src)
@@ -258,14 +258,10 @@ def fill_(self: Tensor, value: Any) -> Tensor:
                 f"{value.ndim} dimensions."
             )
         if value._rg or self._rg:
-            from .movement import expand
-
             return copy_(self, expand(value, *self.shape))
         value = value.item()
     if _grad_on.on and self._rg:
         _check_leaf(self)
-        from .creation import full_like
-
         return copy_(self, full_like(self, value))
     self._data = self._be.assign(self._data, value)
     self._vc[0] += 1
@@ -275,16 +271,9 @@ def fill_(self: Tensor, value: Any) -> Tensor:
 
 def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
     """Copy ``src`` (broadcast, cast, moved to this device) into this tensor in place."""
-    from ._util import cast
-    from .movement import expand
-
     if not isinstance(src, Tensor):
-        from .creation import tensor
-
         src = tensor(src, dtype=self.dtype, device=self.device)
     if src._be is not self._be:
-        from .device import to_device
-
         src = to_device(src, self._be)
     if src.dtype is not self.dtype:
         src = cast(src, self.dtype)
@@ -292,8 +281,6 @@ def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
         try:
             src = expand(src, *self.shape)
         except RuntimeError:
-            from ._util import broadcast_error
-
             raise (broadcast_error(self, src) or RuntimeError(
                 f"The size of tensor a ({list(self.shape)}) must match the size of tensor b "
                 f"({list(src.shape)})")) from None
@@ -306,3 +293,18 @@ class _CopyFrom(Op):
 
     def backward(self, g):
         return None, g
+
+
+def _view_inplace(fn: Any) -> Any:
+    def f(self: Tensor, *args: Any) -> Tensor:
+        if self._rg and self.grad_fn is None and _grad_on.on:
+            _check_leaf(self)
+        r = fn(self, *args)
+        self._data = r._data
+        if r.grad_fn is not None:  # the new shape's gradient must go through the view op
+            self.grad_fn = r.grad_fn
+            if self._base is not None:
+                self._view_ops = r._view_ops
+        return self
+
+    return f

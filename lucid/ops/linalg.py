@@ -59,6 +59,9 @@ def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Te
     return x[..., rows, cols]
 
 
+_diagonal_of = diagonal  # ``diag`` has a parameter named ``diagonal``
+
+
 def diag(input: Tensor, diagonal: int = 0) -> Tensor:
     """A 1-D input becomes a diagonal matrix; a 2-D input gives its diagonal.
 
@@ -69,7 +72,7 @@ def diag(input: Tensor, diagonal: int = 0) -> Tensor:
     if input.ndim == 1:
         return diag_embed(input, diagonal)
     if input.ndim == 2:
-        return globals()["diagonal"](input, diagonal)
+        return _diagonal_of(input, diagonal)
     raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
 
 

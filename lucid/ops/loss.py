@@ -17,6 +17,7 @@ from . import elementwise as _e
 from . import reduce as _r
 from ._util import coerce, sum_to
 from .activation import log_softmax
+from .shape import broadcast_tensors
 
 __all__ = [
     "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
@@ -282,8 +283,6 @@ def _broadcast_pair(input: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:
             f"Using a target size ({Size(target.shape)!r}) that is different to the input size "
             f"({Size(input.shape)!r}). This will likely lead to incorrect results due to "
             "broadcasting. Please ensure they have the same size.", stacklevel=3)
-        from .movement import broadcast_tensors
-
         input, target = broadcast_tensors(input, target)
     if input.dtype is not target.dtype:
         input, target = coerce(input, target)

@@ -7,8 +7,9 @@ from typing import Any
 
 from .._dtype import bool_, c10_name
 from .._tensor import Tensor
-from ..autograd.function import Op
+from ..autograd.function import Op, _device_mismatch
 from ._util import broadcast_error, broadcast_shapes, sum_to
+from .shape import unsqueeze
 
 
 def _fmt(shape: tuple[int, ...]) -> str:
@@ -45,8 +46,6 @@ class MatMul(Op):
 
 def _check_dtypes(a: Tensor, b: Tensor) -> None:
     if a._be is not b._be:
-        from ..autograd.function import _device_mismatch
-
         _device_mismatch(a._be, b._be)
     if a._data.dtype != b._data.dtype:
         raise RuntimeError(
@@ -169,8 +168,6 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
 
 
 def outer(input: Tensor, vec2: Tensor) -> Tensor:
-    from .movement import unsqueeze
-
     return matmul(unsqueeze(input, 1), unsqueeze(vec2, 0))
 
 
@@ -219,5 +216,6 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     return Linear.apply(input, weight, bias)
 
 
-__all__ = [n for n, v in list(globals().items()) if not n.startswith("_") and callable(v)
-           and not isinstance(v, type) and getattr(v, "__module__", None) == __name__]
+__all__ = [
+    "bmm", "dot", "ger", "inner", "linear", "matmul", "mm", "mv", "outer"
+]

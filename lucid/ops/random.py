@@ -13,6 +13,8 @@ from .._tensor import Tensor, _make
 from ..autograd import grad_mode
 from ..backend import get_backend
 from ._util import size_arg as shape_arg
+from .elementwise import add, mul
+from .inplace import _check_leaf, sync_views
 
 _grad_on = grad_mode._state
 
@@ -139,8 +141,6 @@ def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, *,
     """Normal samples with the given mean and std (numbers or tensors)."""
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
         ref = mean if isinstance(mean, Tensor) else std
-        from .elementwise import add, mul
-
         shape = np.broadcast_shapes(tuple(getattr(mean, "shape", ())),
                                     tuple(getattr(std, "shape", ())))
         z = randn(*shape, generator=generator, dtype=ref.dtype, device=ref.device)
@@ -188,8 +188,6 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
 
 def _inplace_sampler(fn: Any) -> Any:
     def f(self: Tensor, *args: Any, generator: Generator | None = None, **kw: Any) -> Tensor:
-        from .inplace import _check_leaf, sync_views
-
         if self._rg and _grad_on.on:
             _check_leaf(self)
         src = fn(self, *args, generator=generator, **kw)
@@ -220,5 +218,8 @@ uniform_ = _inplace_sampler(_uniform_like)
 bernoulli_ = _inplace_sampler(_bernoulli_like)
 
 
-__all__ = [n for n, v in list(globals().items()) if not n.startswith("_") and callable(v)
-           and not isinstance(v, type) and getattr(v, "__module__", None) == __name__]
+__all__ = [
+    "bernoulli", "bernoulli_", "get_rng_state", "initial_seed", "manual_seed", "multinomial",
+    "normal", "normal_", "rand", "randint", "randn", "randperm", "seed", "set_rng_state", "uniform",
+    "uniform_"
+]

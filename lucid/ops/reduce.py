@@ -7,9 +7,11 @@ from collections import namedtuple
 from typing import Any
 
 from .. import _dtype
+from .._dims import norm_dim, norm_dims
 from .._tensor import Tensor
 from ..autograd.function import Op
-from ._util import cast, norm_dim, norm_dims, wrap
+from ._util import cast, wrap
+from .elementwise import maximum, minimum, sqrt
 
 __all__ = [
     "sum", "mean", "var", "std", "var_mean", "std_mean", "max", "min", "amax", "amin",
@@ -141,8 +143,6 @@ def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = Fa
 def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
         correction: Any = None) -> Tensor:
     """Standard deviation over ``dim`` (``sqrt(var)``)."""
-    from .elementwise import sqrt
-
     return sqrt(var(input, dim, unbiased, keepdim, correction=correction))
 
 
@@ -222,8 +222,6 @@ def _maxmin(cls_all: type[AMax], input: Tensor, dim: Any, keepdim: bool,
     if isinstance(dim, Tensor):
         other = dim
     if other is not None:
-        from .elementwise import maximum, minimum
-
         return (maximum if cls_all.fn == "max" else minimum)(input, other)
     if dim is None:
         return cls_all.apply(input, None, False)

@@ -1,0 +1,109 @@
+"""Python data to backend arrays: nested sequences, numbers, numpy arrays, objects with
+``__array__`` (a torch tensor too), and lucid tensors. A leaf module: it imports no other
+part of lucid but ``_dtype``, so ``Tensor(...)`` and the creation ops share it without an
+import cycle. A lucid tensor is recognised by its class's ``_lucid_tensor`` marker."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import _dtype
+
+__all__ = ["is_tensor", "to_array"]
+
+
+def is_tensor(x: Any) -> bool:
+    """Whether ``x`` is a lucid tensor (Parameter and Buffer included)."""
+    return getattr(type(x), "_lucid_tensor", False)
+
+
+def _host_array(data: Any) -> np.ndarray:
+    """A numpy view of ``data``: nested lists, numbers, numpy or anything with __array__."""
+    if isinstance(data, np.ndarray):
+        return data
+    if hasattr(data, "detach") and hasattr(data, "cpu") and not is_tensor(data):
+        data = data.detach().cpu()  # e.g. a torch tensor
+    if isinstance(data, (list, tuple)) and any(is_tensor(x) for x in _flat(data)):
+        data = _unwrap(data)
+    try:
+        return np.asarray(data)
+    except ValueError:
+        err = _ragged_error(data)
+        if err is not None:
+            raise err from None
+        raise
+
+
+def _ragged_error(data: Any) -> ValueError | None:
+    """PyTorch's message for nested sequences of uneven lengths."""
+    shape = []
+    x = data
+    while isinstance(x, (list, tuple)):
+        shape.append(len(x))
+        x = x[0] if len(x) else None
+
+    def walk(x: Any, dim: int) -> ValueError | None:
+        if dim == len(shape):
+            return None
+        if not isinstance(x, (list, tuple)) or len(x) != shape[dim]:
+            got = len(x) if isinstance(x, (list, tuple)) else type(x).__name__
+            return ValueError(f"expected sequence of length {shape[dim]} at dim {dim} "
+                              f"(got {got})")
+        for e in x:
+            r = walk(e, dim + 1)
+            if r is not None:
+                return r
+        return None
+
+    return walk(data, 0)
+
+
+def _flat(data: Any) -> Any:
+    for x in data:
+        if isinstance(x, (list, tuple)):
+            yield from _flat(x)
+        else:
+            yield x
+
+
+def _unwrap(data: Any) -> Any:
+    if isinstance(data, (list, tuple)):
+        return [_unwrap(x) for x in data]
+    if is_tensor(data):
+        return data.detach().numpy()
+    return data
+
+
+def _infer_dtype(data: Any, arr: np.ndarray) -> _dtype.dtype:
+    if isinstance(data, np.ndarray) or (hasattr(data, "__array__") and not isinstance(
+            data, (list, tuple))):
+        return _dtype.from_numpy_dtype(arr.dtype)
+    kind = arr.dtype.kind
+    if kind == "b":
+        return _dtype.bool_
+    if kind in "iu":
+        return _dtype.int64
+    if kind == "f":
+        return _dtype.get_default_dtype()
+    if arr.size == 0:
+        return _dtype.get_default_dtype()
+    raise TypeError(f"can't convert data of type {type(data).__name__} (numpy kind "
+                    f"{arr.dtype}) to a tensor")
+
+
+def to_array(data: Any, dtype: Any, be: Any, copy: bool = True) -> Any:
+    """``data`` (a tensor, numpy array, nested sequence or number) as an array of backend
+    ``be`` in ``dtype`` (inferred as PyTorch does when None); ``copy=False`` may share a
+    numpy array's memory."""
+    if is_tensor(data):
+        d = data.dtype if dtype is None else _dtype.to_dtype(dtype)
+        arr = data._be.to_numpy(data._data)
+        return be.from_numpy(arr.astype(d.np, copy=copy))
+    arr = _host_array(data)
+    d = _infer_dtype(data, arr) if dtype is None else _dtype.to_dtype(dtype)
+    if arr.dtype.kind == "O":
+        raise TypeError(f"can't convert data of type {type(data).__name__} to a tensor")
+    out = np.array(arr, dtype=d.np, copy=True) if copy else np.asarray(arr, dtype=d.np)
+    return be.from_numpy(out)

@@ -1,0 +1,291 @@
+"""View-shaped ops: reshape/view, flatten, permute/transpose, squeeze/unsqueeze, expand and
+broadcasting, clone/contiguous. The lowest layer of ``lucid.ops`` after ``_util``: indexing,
+in-place writes and the other shape ops build on these."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import _dtype
+from .._dims import norm_dim
+from .._tensor import Tensor
+from ..autograd.function import Op
+from ._util import broadcast_shapes, shape_arg, sum_to
+
+# ---- reshape ------------------------------------------------------------------------------------
+
+
+def _infer_shape(shape: tuple[int, ...], numel: int) -> tuple[int, ...]:
+    neg = [i for i, s in enumerate(shape) if s == -1]
+    if len(neg) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    if any(s < -1 for s in shape):
+        raise RuntimeError(f"invalid shape dimension {min(shape)}")
+    known = 1
+    for s in shape:
+        if s != -1:
+            known *= s
+    if neg:
+        if known == 0 or numel % known:
+            raise RuntimeError(
+                f"shape '{list(shape)}' is invalid for input of size {numel}"
+            )
+        shape = tuple(numel // known if s == -1 else s for s in shape)
+    elif known != numel:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    return shape
+
+
+class Reshape(Op):
+    is_view = True
+
+    def forward(self, x, shape, strict):
+        self.shape = x.shape
+        if strict:
+            try:
+                return self.be.view(x, shape)
+            except ValueError:
+                raise RuntimeError(
+                    "view size is not compatible with input tensor's size and stride (at least "
+                    "one dimension spans across two contiguous subspaces). Use .reshape(...) "
+                    "instead."
+                ) from None
+        be = self.be
+        out = be.reshape(x, shape)
+        if not be.is_contiguous(x) and not be.shares_memory(out, x):
+            self.copied = True  # reshape of a strided view: a copy, as in PyTorch
+        return out
+
+    def backward(self, g):
+        return self.be.reshape(g, self.shape), None, None
+
+
+def reshape(input: Tensor, *shape: Any) -> Tensor:
+    """The same data with a new shape (one entry may be -1)."""
+    return Reshape.apply(input, _infer_shape(shape_arg(shape), input.numel()), False)
+
+
+def view(input: Tensor, *shape: Any) -> Tensor:
+    """Like ``reshape`` but never copies: fails when the layout does not allow a view.
+    ``view(dtype)`` is not supported."""
+    if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list)):
+        raise NotImplementedError("view(dtype) is not supported by lucid")
+    return Reshape.apply(input, _infer_shape(shape_arg(shape), input.numel()), True)
+
+
+def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    if input.ndim == 0:
+        return reshape(input, 1)
+    s = norm_dim(start_dim, input.ndim)
+    e = norm_dim(end_dim, input.ndim)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    shape = input.shape
+    return reshape(input, tuple(shape[:s]) + (-1,) + tuple(shape[e + 1:]) if input.numel()
+                   else tuple(shape[:s]) + (_prod(shape[s:e + 1]),) + tuple(shape[e + 1:]))
+
+
+def _prod(xs: Any) -> int:
+    n = 1
+    for x in xs:
+        n *= x
+    return n
+
+
+def unflatten(input: Tensor, dim: int, sizes: Any) -> Tensor:
+    d = norm_dim(dim, input.ndim)
+    shape = input.shape
+    sizes = tuple(sizes)
+    try:
+        inner = _infer_shape(sizes, shape[d])
+    except RuntimeError:
+        raise RuntimeError(
+            f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {d} "
+            f"({shape[d]}) in the input tensor"
+        ) from None
+    return reshape(input, tuple(shape[:d]) + inner + tuple(shape[d + 1:]))
+
+
+# ---- axes ---------------------------------------------------------------------------------------
+
+
+class Permute(Op):
+    is_view = True
+
+    def forward(self, x, axes):
+        self.axes = axes
+        return self.be.transpose(x, axes)
+
+    def backward(self, g):
+        inv = [0] * len(self.axes)
+        for i, a in enumerate(self.axes):
+            inv[a] = i
+        return self.be.transpose(g, tuple(inv)), None
+
+
+def permute(input: Tensor, *dims: Any) -> Tensor:
+    dims = shape_arg(dims) if dims and not isinstance(dims[0], int) else dims
+    if len(dims) != input.ndim:
+        raise RuntimeError(
+            f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
+            f"length of the desired ordering of dimensions i.e. input.dim() = {input.ndim} is "
+            f"not equal to len(dims) = {len(dims)}"
+        )
+    axes = tuple(norm_dim(d, input.ndim) for d in dims)
+    if len(set(axes)) != len(axes):
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    return Permute.apply(input, axes)
+
+
+def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    n = input.ndim
+    if n == 0:
+        norm_dim(dim0, 0), norm_dim(dim1, 0)
+        return Permute.apply(input, ())
+    a, b = norm_dim(dim0, n), norm_dim(dim1, n)
+    axes = list(range(n))
+    axes[a], axes[b] = axes[b], axes[a]
+    return Permute.apply(input, tuple(axes))
+
+
+swapaxes = swapdims = transpose
+
+
+def t(input: Tensor) -> Tensor:
+    if input.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
+                           f"{input.ndim}D")
+    return transpose(input, 0, 1) if input.ndim == 2 else input
+
+
+def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
+    src = [source] if isinstance(source, int) else list(source)
+    dst = [destination] if isinstance(destination, int) else list(destination)
+    n = input.ndim
+    src = [norm_dim(s, n) for s in src]
+    dst = [norm_dim(d, n) for d in dst]
+    order = [i for i in range(n) if i not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return Permute.apply(input, tuple(order))
+
+
+moveaxis = movedim
+
+
+def T(input: Tensor) -> Tensor:  # noqa: N802
+    return Permute.apply(input, tuple(reversed(range(input.ndim))))
+
+
+def mT(input: Tensor) -> Tensor:  # noqa: N802
+    if input.ndim < 2:
+        raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. "
+                           f"Got {input.ndim}-D tensor.")
+    return transpose(input, -2, -1)
+
+
+def squeeze(input: Tensor, dim: Any = None) -> Tensor:
+    """Drop size-1 dims (all, or those listed in ``dim``; others are left alone)."""
+    shape = input.shape
+    if dim is None:
+        new = tuple(s for s in shape if s != 1)
+    else:
+        dims = (dim,) if isinstance(dim, int) else tuple(dim)
+        axes = {norm_dim(d, input.ndim) for d in dims}
+        new = tuple(s for i, s in enumerate(shape) if not (i in axes and s == 1))
+    return Reshape.apply(input, new, False)
+
+
+def unsqueeze(input: Tensor, dim: int) -> Tensor:
+    d = norm_dim(dim, input.ndim + 1)
+    shape = tuple(input.shape)
+    return Reshape.apply(input, shape[:d] + (1,) + shape[d:], False)
+
+
+# ---- broadcast and repeat -----------------------------------------------------------------------
+
+
+class Expand(Op):
+    is_view = True
+
+    def forward(self, x, shape):
+        self.shape = x.shape
+        return self.be.broadcast_to(x, shape)
+
+    def backward(self, g):
+        return sum_to(self.be, g, self.shape), None
+
+
+def expand(input: Tensor, *sizes: Any) -> Tensor:
+    """A broadcast view with ``sizes`` (-1 keeps a dim)."""
+    sizes = shape_arg(sizes)
+    shape = tuple(input.shape)
+    if len(sizes) < len(shape):
+        raise RuntimeError(
+            f"expand(lucid.{_dtype.torch_name(input.dtype)}Tensor{{{list(shape)}}}, "
+            f"size={list(sizes)}): the number of sizes provided ({len(sizes)}) must be greater "
+            f"or equal to the number of dimensions in the tensor ({len(shape)})"
+        )
+    lead = len(sizes) - len(shape)
+    out = []
+    for i, s in enumerate(sizes):
+        if i < lead:
+            if s < 0:
+                raise RuntimeError(f"The expanded size of the tensor ({s}) isn't allowed in a "
+                                   "leading, non-existing dimension 0")
+            out.append(s)
+            continue
+        cur = shape[i - lead]
+        if s == -1:
+            out.append(cur)
+        elif cur == 1 or cur == s:
+            out.append(s)
+        else:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({s}) must match the existing size ({cur}) at "
+                f"non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: "
+                f"{list(shape)}"
+            )
+    return Expand.apply(input, tuple(out))
+
+
+def broadcast_to(input: Tensor, shape: Any) -> Tensor:
+    return expand(input, *shape_arg((shape,)))
+
+
+def expand_as(input: Tensor, other: Tensor) -> Tensor:
+    return expand(input, *other.shape)
+
+
+def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
+    shape = broadcast_shapes(*(t.shape for t in tensors))
+    return tuple(expand(t, *shape) for t in tensors)
+
+
+
+class Clone(Op):
+    def forward(self, x):
+        return self.be.copy(x)
+
+    def backward(self, g):
+        return g
+
+
+def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
+    """A copy with its own memory; gradients flow back to the input."""
+    return Clone.apply(input)
+
+
+def contiguous(input: Tensor, memory_format: Any = None) -> Tensor:
+    if input._be.is_contiguous(input._data):
+        return input
+    return Clone.apply(input)
+
+
+
+
+__all__ = [
+    "T", "broadcast_tensors", "broadcast_to", "clone", "contiguous", "expand", "expand_as",
+    "flatten", "mT", "moveaxis", "movedim", "permute", "reshape", "squeeze", "swapaxes", "swapdims",
+    "t", "transpose", "unflatten", "unsqueeze", "view"
+]
