@@ -7,7 +7,8 @@ Tensor specs inside it are dicts too:
   bool}``; layout "t" is a permuted (reversed-axes) view, "s" a ``[..., ::2]`` slice, "e" an
   ``expand`` of a size-1 first dim (stride 0), "f" a ``flip(-1)``: all non-contiguous.
 - index tensor: ``{"shape": [..], "values": [flat ints], "dtype": "int64", "make": "tensor"|
-  "from_numpy"}``; "from_numpy" keeps the numpy buffer so an edit can refill it.
+  "from_numpy"|"from_numpy_s"|"from_numpy_t"}``; the ``from_numpy`` forms (contiguous, a
+  strided view, a transposed buffer) keep the numpy array so an edit can refill it.
 
 An edit, applied after forward and before backward, is ``{"target": "index"|"input"|"out1",
 "kind": "set"|"fill"|"add"|"numpy", "value": int}`` ("out1" is an op's returned indices).
@@ -84,7 +85,14 @@ class Ctx:
         dtype = spec.get("dtype", "int64")
         raw = np.array(spec["values"], dtype=bool if dtype == "bool" else np.int64)
         arr = raw.astype(dtype).reshape(spec["shape"])  # int32 wraps huge values
-        if spec.get("make") == "from_numpy":
+        make = spec.get("make", "tensor")
+        if make == "from_numpy_s" and arr.ndim:  # a strided view of a bigger buffer
+            big = np.zeros(arr.shape[:-1] + (2 * arr.shape[-1],), arr.dtype)
+            big[..., ::2] = arr
+            arr = big[..., ::2]
+        elif make == "from_numpy_t":  # a transposed (Fortran-order) buffer
+            arr = np.ascontiguousarray(arr.T).T
+        if make.startswith("from_numpy"):
             t = lucid.from_numpy(arr)
             if self.dev != "cpu":
                 t = t.to(self.dev)

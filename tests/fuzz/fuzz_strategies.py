@@ -16,8 +16,17 @@ ALL_DTYPES = ("float32", "float64", "int64", "int32", "uint8", "bool")
 HUGE = (10**12, -(10**12), 2**63 - 1, -(2**63))
 
 
+def rare(n: int) -> st.SearchStrategy[bool]:
+    """True about once in ``n`` draws (``st.integers(0, n - 1) == 0`` is drawn far more often:
+    hypothesis favours small integers)."""
+    return st.sampled_from([False] * (n - 1) + [True])
+
+
 def side(lo: int = 0, hi: int = 4) -> st.SearchStrategy[int]:
-    return st.integers(lo, hi)
+    """A dim size in [lo, hi]; zero (when allowed) about one time in eight."""
+    if lo > 0 or hi < 1:
+        return st.integers(lo, hi)
+    return st.one_of(*[st.integers(1, hi)] * 7, st.just(0))
 
 
 def shape(min_dims: int = 0, max_dims: int = 3, lo: int = 0, hi: int = 4) -> Any:
@@ -30,12 +39,12 @@ def data(draw: Any, shp: Any, dtypes: tuple[str, ...] = FLOATS, grad: bool = Tru
     """A data-tensor spec of shape ``shp`` (a list or a strategy for one)."""
     if not isinstance(shp, list):
         shp = draw(shp)
-    if odd_dtype and draw(st.integers(0, 9)) == 0:
+    if odd_dtype and draw(rare(10)):
         dtype = draw(st.sampled_from(ALL_DTYPES))
     else:
         dtype = draw(st.sampled_from(dtypes))
     return {"shape": shp, "dtype": dtype, "layout": draw(st.sampled_from("cccttsef")),
-            "grad": grad and draw(st.integers(0, 4)) > 0}
+            "grad": grad and not draw(rare(5))}
 
 
 def value(size: int) -> Any:
@@ -52,15 +61,17 @@ def index(draw: Any, shp: Any, size: int, dtypes: tuple[str, ...] = ("int64",)) 
     if not isinstance(shp, list):
         shp = draw(shp)
     n = math.prod(shp)
-    if draw(st.integers(0, 3)) == 0:  # one bad value among good ones
-        vals = draw(st.lists(st.integers(0, max(size - 1, 0)), min_size=n, max_size=n))
-        if n:
-            vals[draw(st.integers(0, n - 1))] = draw(value(size))
-    else:
+    mode = draw(st.sampled_from(["valid", "valid", "one_bad", "random"]))
+    if mode == "random":
         vals = draw(st.lists(value(size), min_size=n, max_size=n))
-    dtype = draw(st.sampled_from(dtypes + ("int32",) if draw(st.integers(0, 5)) == 0 else dtypes))
+    else:  # all in range (so forward runs and an edit can reach backward), or one bad value
+        vals = draw(st.lists(st.integers(0, max(size - 1, 0)), min_size=n, max_size=n))
+        if n and mode == "one_bad":
+            vals[draw(st.integers(0, n - 1))] = draw(value(size))
+    dtype = draw(st.sampled_from(dtypes + ("int32",) if draw(rare(6)) else dtypes))
     return {"shape": shp, "values": vals, "dtype": dtype,
-            "make": draw(st.sampled_from(["tensor", "tensor", "from_numpy"]))}
+            "make": draw(st.sampled_from(["tensor", "tensor", "tensor", "from_numpy",
+                                          "from_numpy_s", "from_numpy_t"]))}
 
 
 @st.composite
@@ -74,11 +85,11 @@ def mask(draw: Any, shp: list[int]) -> dict:
 def edit(draw: Any, targets: tuple[str, ...] = ("index", "input")) -> Any:
     """Nothing, or an in-place change after forward: ``t[0] = v``, ``fill_``, ``add_`` or a
     refill of the numpy buffer of a ``from_numpy`` index."""
-    if draw(st.integers(0, 2)) == 0:
+    if draw(rare(4)):
         return None
-    return {"target": draw(st.sampled_from(targets)),
+    return {"target": draw(st.sampled_from((targets[0],) + targets)),
             "kind": draw(st.sampled_from(["set", "fill", "add", "numpy"])),
-            "value": draw(st.sampled_from([1, -1, 3, 10**12, -(10**12)]))}
+            "value": draw(st.sampled_from([10**12, -(10**12), 1, -1, 3, 10**12]))}
 
 
 def dim(ndim: int) -> Any:
@@ -89,7 +100,7 @@ def dim(ndim: int) -> Any:
 def near(shp: list[int], draw: Any) -> list[int]:
     """``shp`` or, sometimes, a copy with one side changed (a shape mismatch)."""
     shp = list(shp)
-    if shp and draw(st.integers(0, 5)) == 0:
+    if shp and draw(rare(6)):
         shp[draw(st.integers(0, len(shp) - 1))] = draw(side())
     return shp
 
@@ -147,7 +158,7 @@ def gather(draw: Any, dev: str, op: str = "gather") -> dict:
     d = draw(dim(nd))
     size = x["shape"][d] if -nd <= d < nd else 3
     ishape = [draw(side(0, s + 1)) for s in x["shape"]]
-    if draw(st.integers(0, 7)) == 0:
+    if draw(rare(8)):
         ishape = draw(shape(0, 3))
     kw: dict[str, Any] = {"x": x, "dim": d, "idx": draw(index(ishape, size))}
     if op == "scatter":

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fuzz_strategies import ALL_DTYPES, HUGE, case, data, dim, edit, near, shape, side
+from fuzz_strategies import ALL_DTYPES, HUGE, case, data, dim, edit, near, rare, shape, side
 from hypothesis import strategies as st
 
 
@@ -21,26 +21,55 @@ def _geo(lo: int, hi: int, nd: int) -> Any:
 
 
 @st.composite
-def pool(draw: Any, dev: str) -> dict:
-    kind = draw(st.sampled_from(["max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d",
-                                 "adaptive_max_pool1d", "adaptive_max_pool2d",
-                                 "adaptive_avg_pool1d", "adaptive_avg_pool2d"]))
-    nd = 1 if kind.endswith("1d") else 2
-    x = draw(data(shape(nd + 1, nd + 2, 0, 5)))
-    kw: dict[str, Any] = {"kind": kind, "x": x}
+def _sane_pool(draw: Any, kind: str, nd: int) -> dict:
+    """Arguments torch accepts: forward runs, so edits and backward are reached."""
+    lead = [draw(side(0, 2)), draw(side(1, 3))][draw(st.sampled_from([0, 0, 1])):]
+    spatial = [draw(side(1, 6)) for _ in range(nd)]
+    kw: dict[str, Any] = {"x": draw(data(lead + spatial))}
+    if kind.startswith("adaptive"):
+        kw["out"] = [draw(side(1, 5)) for _ in range(nd)]
+        return kw
+    k = [draw(side(1, min(4, n))) for n in spatial]
+    dil = [1] * nd
+    if kind.startswith("max"):
+        dil = [draw(side(1, 2)) if (kk - 1) * 2 + 1 <= n else 1 for kk, n in zip(k, spatial)]
+        kw["dil"] = dil
+    kw.update(k=k, s=draw(st.one_of(st.none(), st.lists(side(1, 3), min_size=nd, max_size=nd))),
+              pad=[draw(st.integers(0, ((kk - 1) * d + 1) // 2)) for kk, d in zip(k, dil)],
+              ceil=draw(st.booleans()))
+    if kind.startswith("avg"):
+        kw["cip"] = draw(st.booleans())
+    return kw
+
+
+@st.composite
+def _wild_pool(draw: Any, kind: str, nd: int) -> dict:
+    """Any arguments, edge values included: mostly refused with a clear error."""
+    kw: dict[str, Any] = {"x": draw(data(shape(nd + 1, nd + 2, 0, 5)))}
     if kind.startswith("adaptive"):
         kw["out"] = draw(st.one_of(st.integers(-1, 5), st.lists(
             st.one_of(st.none(), st.integers(0, 5)), min_size=nd, max_size=nd)))
+        return kw
+    kw.update(k=draw(_geo(0, 4, nd)), s=draw(st.one_of(st.none(), _geo(0, 3, nd))),
+              pad=draw(_geo(-1, 3, nd)), ceil=draw(st.booleans()))
+    if kind.startswith("max"):
+        kw["dil"] = draw(_geo(0, 2, nd))
     else:
-        kw.update(k=draw(_geo(0, 4, nd)), s=draw(st.one_of(st.none(), _geo(0, 3, nd))),
-                  pad=draw(_geo(-1, 3, nd)), ceil=draw(st.booleans()))
-        if kind.startswith("max"):
-            kw["dil"] = draw(_geo(0, 2, nd))
-        else:
-            kw["cip"] = draw(st.booleans())
+        kw["cip"] = draw(st.booleans())
+    return kw
+
+
+@st.composite
+def pool(draw: Any, dev: str) -> dict:
+    kind = draw(st.sampled_from(["max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d",
+                                 "adaptive_max_pool1d", "adaptive_max_pool2d",
+                                 "adaptive_avg_pool1d", "adaptive_avg_pool2d", "max_pool2d",
+                                 "adaptive_max_pool2d"]))
+    nd = 1 if kind.endswith("1d") else 2
+    kw = draw(_wild_pool(kind, nd) if draw(rare(3)) else _sane_pool(kind, nd))
     if "max" in kind:
-        kw["ri"] = draw(st.booleans())
-    return case("pool", dev, edit=draw(edit(("out1", "input"))), **kw)
+        kw["ri"] = draw(st.sampled_from([True, True, False]))
+    return case("pool", dev, kind=kind, edit=draw(edit(("out1", "input"))), **kw)
 
 
 @st.composite
@@ -48,29 +77,37 @@ def conv(draw: Any, dev: str) -> dict:
     kind = draw(st.sampled_from(["conv1d", "conv2d", "conv2d", "conv_transpose1d",
                                  "conv_transpose2d", "conv_transpose2d"]))
     nd = 1 if kind.endswith("1d") else 2
-    g = draw(st.sampled_from([1, 1, 1, 2, 3, 0, -1]))
+    wild = draw(rare(3))
+    g = draw(st.sampled_from([1, 1, 1, 2, 3, 0, -1] if wild else [1, 1, 2, 3]))
     gg = max(g, 1)
-    cin = draw(st.sampled_from([0, gg, 2 * gg, 3]))
-    cout = draw(st.sampled_from([0, gg, 2 * gg, 3]))
-    spatial = [draw(side(0, 6)) for _ in range(nd)]
-    x = draw(data(near([draw(side(0, 2)), cin] + spatial, draw)))
-    ks = [draw(side(0, 3)) for _ in range(nd)]
-    if kind.startswith("conv_transpose"):
-        w = [cin, cout // gg] + ks
-    else:
-        w = [cout, cin // gg] + ks
-    if draw(st.integers(0, 3)) == 0 and len(x["shape"]) > 1:  # unbatched input
+    cin = draw(st.sampled_from([0, gg, 2 * gg, 3] if wild else [gg, 2 * gg, gg, 0]))
+    cout = draw(st.sampled_from([0, gg, 2 * gg, 3] if wild else [gg, 2 * gg, gg, 0]))
+    ks = [draw(side(0, 3) if wild else side(1, 3)) for _ in range(nd)]
+    dil = draw(_geo(0, 2, nd)) if wild else [draw(side(1, 2)) for _ in range(nd)]
+    spatial = [draw(side(0, 6)) if wild else draw(side((k - 1) * d + 1, (k - 1) * d + 4))
+               for k, d in zip(ks, dil if isinstance(dil, list) and len(dil) == nd
+                               else [1] * nd)]
+    x = [draw(side(0, 2)), cin] + spatial
+    x = draw(data(near(x, draw) if wild else x))
+    w = [cin, cout // gg] + ks if kind.startswith("conv_transpose") else [cout, cin // gg] + ks
+    if draw(rare(4)) and len(x["shape"]) > 1:  # unbatched input
         x["shape"] = x["shape"][1:]
+    nb = w[1] * gg if "transpose" in kind else w[0]
+    s = draw(_geo(0, 3, nd)) if wild else [draw(side(1, 2)) for _ in range(nd)]
     kw: dict[str, Any] = {
-        "kind": kind, "x": x, "w": draw(data(near(w, draw))), "g": g,
-        "b": draw(st.one_of(st.none(), data(near([w[1] * gg if "transpose" in kind else w[0]],
-                                                   draw)))),
-        "s": draw(_geo(0, 3, nd)), "dil": draw(_geo(0, 2, nd)),
-        "pad": draw(st.one_of(*[_geo(0, 2, nd)] * 6, _geo(-1, 3, nd),
-                              st.sampled_from(["same", "valid"]))),
+        "kind": kind, "x": x, "w": draw(data(near(w, draw) if wild else w)), "g": g,
+        "b": draw(st.one_of(st.none(), data(near([nb], draw) if wild else [nb]))),
+        "s": s, "dil": dil,
+        "pad": draw(st.one_of(_geo(-1, 3, nd), st.sampled_from(["same", "valid"])) if wild
+                    else st.lists(st.integers(0, 2), min_size=nd, max_size=nd)),
     }
+    if not wild:  # one dtype for input, weight and bias
+        for spec in (kw["w"], kw["b"]):
+            if spec is not None:
+                spec["dtype"] = x["dtype"]
     if kind.startswith("conv_transpose"):
-        kw["opad"] = draw(_geo(0, 2, nd))
+        kw["opad"] = draw(_geo(0, 2, nd)) if wild else [
+            draw(st.integers(0, max(a, b) - 1)) for a, b in zip(s, dil)]
     return case("conv", dev, edit=draw(edit(("input", "weight"))), **kw)
 
 
@@ -156,7 +193,7 @@ def movement(draw: Any, dev: str) -> dict:
 def matmul(draw: Any, dev: str) -> dict:
     a = draw(shape(1, 3))
     b = draw(shape(1, 3))
-    if len(a) >= 1 and len(b) >= 2 and draw(st.integers(0, 2)) > 0:
+    if len(a) >= 1 and len(b) >= 2 and not draw(rare(3)):
         b[-2] = a[-1]
     return case("matmul", dev, a=draw(data(a)), b=draw(data(b)), edit=draw(edit(("input",))))
 
@@ -165,7 +202,7 @@ def matmul(draw: Any, dev: str) -> dict:
 def cat(draw: Any, dev: str) -> dict:
     base = draw(shape(0, 3))
     xs = [draw(data(near(base, draw))) for _ in range(draw(st.sampled_from([1, 2, 2, 3, 0])))]
-    if xs and draw(st.integers(0, 3)) == 0:
+    if xs and draw(rare(4)):
         xs[0]["shape"] = [0]  # a legacy empty tensor among others
     return case("cat", dev, xs=xs, dim=draw(dim(len(base) + 1)), stack=draw(st.booleans()),
                 edit=draw(edit(("t0", "t1"))))
@@ -208,6 +245,6 @@ def pointwise(draw: Any, dev: str) -> dict:
     sb = list(a["shape"])
     if sb and draw(st.booleans()):  # broadcast: drop leading dims, set some to 1
         sb = sb[draw(st.integers(0, len(sb))):]
-        sb = [1 if draw(st.integers(0, 2)) == 0 else n for n in sb]
+        sb = [1 if draw(rare(3)) else n for n in sb]
     return case("pointwise", dev, kind=kind, a=a, b=draw(data(near(sb, draw))),
                 edit=draw(edit(("input", "other"))))

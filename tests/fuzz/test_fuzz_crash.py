@@ -41,7 +41,7 @@ FAMILIES: dict[str, Any] = {
     "pointwise": fn.pointwise,
 }
 
-EXAMPLES = int(os.environ.get("LUCID_FUZZ_EXAMPLES", "50"))
+EXAMPLES = int(os.environ.get("LUCID_FUZZ_EXAMPLES", "40"))
 SEED = os.environ.get("LUCID_FUZZ_SEED")
 
 # NOTE: no shrinking: after a crash every shrink step would restart the worker (an import of
