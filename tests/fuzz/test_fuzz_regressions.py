@@ -134,6 +134,32 @@ y = lucid.take(x, i)
 i[0] = -10**12
 y.sum().backward()
 """, None, INPLACE),
+    ("scatter_index_set_after_forward", """
+x = lucid.randn(1).to(dev).requires_grad_()
+src = lucid.randn(2).to(dev).requires_grad_()
+i = lucid.tensor([0], device=dev)
+y = lucid.scatter(x, 0, i, src)
+i[0] = 10**12
+y.sum().backward()
+""", None, INPLACE),
+    ("sort_indices_set_after_forward", """
+x = lucid.randn(3, 4).to(dev).requires_grad_()
+y, i = lucid.sort(x, 1)
+i[0] = 10**12
+y.sum().backward()
+""", None, INPLACE),
+    ("topk_indices_fill_after_forward", """
+x = lucid.randn(3, 4).to(dev).requires_grad_()
+y, i = lucid.topk(x, 2)
+i.fill_(-10**12)
+y.sum().backward()
+""", None, INPLACE),
+    ("max_dim_indices_set_after_forward", """
+x = lucid.randn(3, 4).to(dev).requires_grad_()
+y, i = lucid.max(x, 1)
+i[0] = 10**12
+y.sum().backward()
+""", None, None),
     ("conv2d_zero_input_channels", """
 x = lucid.randn(2, 0, 5, 5).to(dev).requires_grad_()
 w = lucid.randn(3, 0, 3, 3).to(dev).requires_grad_()
