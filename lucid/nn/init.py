@@ -16,6 +16,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..ops.inplace import sync_views
+from ..ops.random import default_generator
 
 __all__ = [
     "calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_",
@@ -28,8 +29,6 @@ __all__ = [
 
 def _rng(generator: Any) -> np.random.Generator:
     if generator is None:
-        from ..ops.random import default_generator
-
         generator = default_generator
     return generator.rng
 

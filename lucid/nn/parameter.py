@@ -12,6 +12,7 @@ from typing import Any
 from .. import _dtype
 from .._tensor import Tensor, _init
 from ..backend import get_backend
+from ..ops.creation import tensor
 
 __all__ = ["Parameter", "Buffer"]
 
@@ -33,8 +34,6 @@ def _unwrap(data: Any, dtype: Any, device: Any) -> tuple[Any, Any, list | None]:
             if be.dtype_of(arr) is not d:
                 arr, vc = be.astype(arr, d), None
         return arr, be, vc
-    from ..ops.creation import tensor
-
     t = tensor(data, dtype=dtype, device=device)
     return t._data, t._be, None
 

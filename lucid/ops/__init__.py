@@ -1,6 +1,6 @@
 """Every differentiable op. The submodules, lowest layer first (each imports only the ones
 before it): ``_util`` (coercion, casts), ``creation``, ``shape`` (views), ``device``,
-``inplace`` (views and in-place writes), ``index``, ``elementwise``, ``reduce``,
+``inplace`` (views and in-place writes), ``index``, ``elementwise``, ``select``, ``reduce``,
 ``movement``, ``matmul``, ``linalg``, ``compose``, ``random``, then the nn ops
 (``activation``, ``norm``, ``loss``, ``conv``, ``pool``, ``nn_misc``). ``tensor_methods``
 binds them to ``Tensor``; tests/test_layers.py checks the order.
@@ -20,6 +20,7 @@ from .matmul import *  # noqa: F403
 from .movement import *  # noqa: F403
 from .random import *  # noqa: F403
 from .reduce import *  # noqa: F403
+from .select import *  # noqa: F403
 from .shape import *  # noqa: F403
 
 # NOTE: ``from .matmul import *`` rebinds ``matmul`` to the function, hiding the submodule;

@@ -167,3 +167,15 @@ def shape_arg(args: tuple) -> tuple[int, ...]:
             raise TypeError(f"shape entries must be ints, got {type(s).__name__}")
         out.append(int(s))
     return tuple(out)
+
+
+def loss_reduction(reduction: str, size_average: bool | None = None,
+                   reduce: bool | None = None) -> str:
+    """A loss's reduction, with torch's deprecated ``size_average``/``reduce`` pair mapped
+    onto it (either given wins over ``reduction``)."""
+    if size_average is not None or reduce is not None:
+        reduction = (("sum" if size_average is False else "mean") if reduce is not False
+                     else "none")
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return reduction

@@ -17,6 +17,7 @@ from .._dims import norm_dim
 from .._tensor import Tensor
 from ..autograd.function import Op
 from . import elementwise as _e
+from . import select as _sel
 from ._util import cast
 from .inplace import inplace as _inplace
 
@@ -418,7 +419,7 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
                 f" = {weight.numel()} and channel size = "
                 f"{input.shape[1] if input.ndim >= 2 else 1}.")
         w = weight.reshape(-1, *([1] * (input.ndim - 2)))  # type: ignore[attr-defined]
-    return _e.where(_e.gt(input, 0), input, _e.mul(w, input))
+    return _sel.where(_sel.gt(input, 0), input, _e.mul(w, input))
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:
@@ -490,14 +491,3 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
         softmin(lucid.tensor([[0.0, 0.0]]), dim=1)   # tensor([[0.5000, 0.5000]])
     """
     return _softmax(input, dim, dtype, False, neg=True)
-
-
-def _softmax_method(name: str) -> Any:
-    fn = softmax if name == "softmax" else log_softmax
-
-    def f(self: Tensor, dim: int, dtype: Any = None) -> Tensor:
-        return fn(self, dim, dtype=dtype)
-
-    f.__name__ = name
-    f.__doc__ = f"``{name}`` over ``dim`` (as ``torch.Tensor.{name}``)."
-    return f

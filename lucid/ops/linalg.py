@@ -7,9 +7,10 @@ from typing import Any
 
 from .._tensor import Tensor
 from .creation import arange, zeros
-from .elementwise import add, mul, sub, where
+from .elementwise import add, mul, sub
 from .matmul import matmul
 from .reduce import sum as _sum
+from .select import where
 
 __all__ = ["tril", "triu", "diag", "diagonal", "trace", "addmm", "lerp", "einsum", "diag_embed"]
 

@@ -15,7 +15,7 @@ from .._tensor import Size, Tensor
 from ..autograd.function import Op
 from . import elementwise as _e
 from . import reduce as _r
-from ._util import coerce, sum_to
+from ._util import coerce, loss_reduction, sum_to
 from .activation import log_softmax
 from .shape import broadcast_tensors
 
@@ -23,19 +23,6 @@ __all__ = [
     "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
     "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
 ]
-
-
-def _legacy(size_average: bool | None, reduce: bool | None) -> str:
-    return ("sum" if size_average is False else "mean") if reduce is not False else "none"
-
-
-def _reduction(reduction: str, size_average: bool | None = None, reduce: bool | None = None
-               ) -> str:
-    if size_average is not None or reduce is not None:
-        reduction = _legacy(size_average, reduce)
-    if reduction not in ("mean", "sum", "none"):
-        raise ValueError(f"{reduction} is not a valid value for reduction")
-    return reduction
 
 
 def _reduce(loss: Tensor, reduction: str) -> Tensor:
@@ -182,7 +169,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
 
         loss = cross_entropy(lucid.randn(4, 10), lucid.tensor([1, 0, 9, 3]))
     """
-    reduction = _reduction(reduction, size_average, reduce)
+    reduction = loss_reduction(reduction, size_average, reduce)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
                            f"{label_smoothing}")
@@ -227,7 +214,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
 
         loss = nll_loss(log_softmax(lucid.randn(4, 10), 1), lucid.tensor([1, 0, 9, 3]))
     """
-    reduction = _reduction(reduction, size_average, reduce)
+    reduction = loss_reduction(reduction, size_average, reduce)
     n = input.shape[1] if input.ndim >= 2 else (input.shape[0] if input.ndim else 0)
     _check_weight(weight, n)
     shape = tuple(input.shape)
@@ -312,7 +299,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
 
         mse_loss(lucid.tensor([1.0, 2.0]), lucid.tensor([1.0, 4.0]))   # tensor(2.)
     """
-    return _pointwise(MSE, input, target, _reduction(reduction, size_average, reduce), weight)
+    return _pointwise(MSE, input, target, loss_reduction(reduction, size_average, reduce), weight)
 
 
 def l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
@@ -324,7 +311,7 @@ def l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
 
         l1_loss(lucid.tensor([1.0, 2.0]), lucid.tensor([1.0, 4.0]))    # tensor(1.)
     """
-    return _pointwise(L1, input, target, _reduction(reduction, size_average, reduce), weight)
+    return _pointwise(L1, input, target, loss_reduction(reduction, size_average, reduce), weight)
 
 
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
@@ -338,7 +325,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: bool | None = No
     """
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
-    red = _reduction(reduction, size_average, reduce)
+    red = loss_reduction(reduction, size_average, reduce)
     if beta == 0:
         return _pointwise(L1, input, target, red)
     return _pointwise(SmoothL1, input, target, red, beta=float(beta))
@@ -354,7 +341,7 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     """
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
-    return _pointwise(Huber, input, target, _reduction(reduction), weight, "mean",
+    return _pointwise(Huber, input, target, loss_reduction(reduction), weight, "mean",
                       delta=float(delta))
 
 
@@ -386,7 +373,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
 
         binary_cross_entropy(lucid.tensor([0.5]), lucid.tensor([1.0]))    # tensor(0.6931)
     """
-    red = _reduction(reduction, size_average, reduce)
+    red = loss_reduction(reduction, size_average, reduce)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Using a target size ({Size(target.shape)!r}) that is different to "
                          f"the input size ({Size(input.shape)!r}) is deprecated. Please ensure "
@@ -438,7 +425,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
 
         binary_cross_entropy_with_logits(lucid.tensor([0.0]), lucid.tensor([1.0]))  # 0.6931
     """
-    red = _reduction(reduction, size_average, reduce)
+    red = loss_reduction(reduction, size_average, reduce)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({Size(target.shape)!r}) must be the same as input size "
                          f"({Size(input.shape)!r})")
@@ -487,7 +474,7 @@ def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None,
         kl_div(lucid.tensor([[-0.7, -0.7]]), lucid.tensor([[0.5, 0.5]]), reduction="batchmean")
     """
     if size_average is not None or reduce is not None:
-        reduction = _legacy(size_average, reduce)
+        reduction = loss_reduction(reduction, size_average, reduce)
     elif reduction == "mean":
         warnings.warn(
             "reduction: 'mean' divides the total loss by both the batch size and the support "

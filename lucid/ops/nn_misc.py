@@ -23,6 +23,8 @@ from . import index as _i
 from . import matmul as _mm
 from . import movement as _m
 from . import reduce as _r
+from . import select as _sel
+from . import shape as _s
 from .activation import softmax
 from .inplace import inplace as _inplace
 from .random import default_generator
@@ -381,13 +383,13 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
         rep = query.shape[-3] // key.shape[-3]
         key = _m.repeat_interleave(key, rep, -3)
         value = _m.repeat_interleave(value, rep, -3)
-    scores = _e.mul(_mm.matmul(query, _m.transpose(key, -2, -1)), sc)
+    scores = _e.mul(_mm.matmul(query, _s.transpose(key, -2, -1)), sc)
     be = query._be
     if is_causal:
         attn_mask = _make(be.from_numpy(np.tril(np.ones((lq, s), dtype=bool))), be, False, None)
     if attn_mask is not None:
         if attn_mask.dtype is _dtype.bool_:
-            scores = _i.masked_fill(scores, _e.logical_not(attn_mask), -math.inf)
+            scores = _sel.masked_fill(scores, _sel.logical_not(attn_mask), -math.inf)
         else:
             scores = _e.add(scores, attn_mask)
     attn = softmax(scores, -1)
@@ -413,11 +415,11 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
             f"bilinear(): input sizes do not match the weight: input1 {list(input1.shape)}, "
             f"input2 {list(input2.shape)}, weight {list(weight.shape)}")
     lead = tuple(input1.shape[:-1])
-    x1 = _m.reshape(input1, -1, i1)
-    x2 = _m.reshape(input2, -1, 1, i2)
-    w = _m.reshape(_m.permute(weight, 1, 0, 2), i1, o * i2)
-    t = _m.reshape(_mm.matmul(x1, w), -1, o, i2)
+    x1 = _s.reshape(input1, -1, i1)
+    x2 = _s.reshape(input2, -1, 1, i2)
+    w = _s.reshape(_s.permute(weight, 1, 0, 2), i1, o * i2)
+    t = _s.reshape(_mm.matmul(x1, w), -1, o, i2)
     y = _r.sum(_e.mul(t, x2), -1)
     if bias is not None:
         y = _e.add(y, bias)
-    return _m.reshape(y, *lead, o)
+    return _s.reshape(y, *lead, o)

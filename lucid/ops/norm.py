@@ -22,6 +22,7 @@ from .._tensor import Size, Tensor
 from ..autograd.function import Op
 from . import elementwise as _e
 from . import reduce as _r
+from . import select as _sel
 
 __all__ = ["batch_norm", "layer_norm", "group_norm", "instance_norm", "rms_norm", "normalize"]
 
@@ -275,7 +276,7 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
     if not input.dtype.is_floating_point:
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
                            f"input. Got {_dtype.torch_name(input.dtype)}")
-    n = _e.clamp(_r.norm(input, p, dim, keepdim=True), eps, None)
+    n = _sel.clamp(_r.norm(input, p, dim, keepdim=True), eps, None)
     r = _e.div(input, n)
     if out is not None:
         out.copy_(r)  # type: ignore[attr-defined]

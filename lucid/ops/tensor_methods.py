@@ -24,6 +24,7 @@ from . import matmul as _x
 from . import movement as _m
 from . import random as _rnd
 from . import reduce as _r
+from . import select as _sel
 from . import shape as _s
 
 __all__: list[str] = []
@@ -43,23 +44,23 @@ def _rev(fn: Any) -> Any:
 
 def _invert(self: Tensor) -> Tensor:
     if self.dtype is _dtype.bool_:
-        return _e.logical_not(self)
+        return _sel.logical_not(self)
     if self.dtype.is_floating_point:
         raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type "
                         "tensors")
-    return _e.bitwise_not(self)
+    return _sel.bitwise_not(self)
 
 
 def _eq(self: Tensor, other: Any) -> Any:
     if other is None:
         return False
-    return _e.eq(self, other)
+    return _sel.eq(self, other)
 
 
 def _ne(self: Tensor, other: Any) -> Any:
     if other is None:
         return True
-    return _e.ne(self, other)
+    return _sel.ne(self, other)
 
 
 def _iop(op: Any) -> Any:
@@ -69,6 +70,17 @@ def _iop(op: Any) -> Any:
         return fn(self, other)
 
     return f
+
+def _softmax_method(name: str) -> Any:
+    fn = _act.softmax if name == "softmax" else _act.log_softmax
+
+    def f(self: Tensor, dim: int, dtype: Any = None) -> Tensor:
+        return fn(self, dim, dtype=dtype)
+
+    f.__name__ = name
+    f.__doc__ = f"``{name}`` over ``dim`` (as ``torch.Tensor.{name}``)."
+    return f
+
 
 # ---- operators -----------------------------------------------------------------------------------
 
@@ -92,18 +104,18 @@ Tensor.__neg__ = _e.neg
 Tensor.__pos__ = _pos
 Tensor.__abs__ = _e.abs
 Tensor.__invert__ = _invert
-Tensor.__and__ = _e.bitwise_and
-Tensor.__or__ = _e.bitwise_or
-Tensor.__xor__ = _e.bitwise_xor
-Tensor.__rand__ = _rev(_e.bitwise_and)
-Tensor.__ror__ = _rev(_e.bitwise_or)
-Tensor.__rxor__ = _rev(_e.bitwise_xor)
+Tensor.__and__ = _sel.bitwise_and
+Tensor.__or__ = _sel.bitwise_or
+Tensor.__xor__ = _sel.bitwise_xor
+Tensor.__rand__ = _rev(_sel.bitwise_and)
+Tensor.__ror__ = _rev(_sel.bitwise_or)
+Tensor.__rxor__ = _rev(_sel.bitwise_xor)
 Tensor.__eq__ = _eq
 Tensor.__ne__ = _ne
-Tensor.__lt__ = _e.lt
-Tensor.__le__ = _e.le
-Tensor.__gt__ = _e.gt
-Tensor.__ge__ = _e.ge
+Tensor.__lt__ = _sel.lt
+Tensor.__le__ = _sel.le
+Tensor.__gt__ = _sel.gt
+Tensor.__ge__ = _sel.ge
 Tensor.__getitem__ = _i.getitem
 Tensor.__setitem__ = _i.setitem
 Tensor.__iadd__ = _iop(_e.add)
@@ -185,31 +197,31 @@ Tensor.ceil = _e.ceil
 Tensor.trunc = _e.trunc
 Tensor.fix = _e.fix
 Tensor.round = _e.round
-Tensor.clamp = _e.clamp
-Tensor.clip = _e.clip
-Tensor.where = _e.where
-Tensor.eq = _e.eq
-Tensor.ne = _e.ne
-Tensor.lt = _e.lt
-Tensor.le = _e.le
-Tensor.gt = _e.gt
-Tensor.ge = _e.ge
-Tensor.less = _e.less
-Tensor.less_equal = _e.less_equal
-Tensor.greater = _e.greater
-Tensor.greater_equal = _e.greater_equal
-Tensor.not_equal = _e.not_equal
-Tensor.logical_and = _e.logical_and
-Tensor.logical_or = _e.logical_or
-Tensor.logical_xor = _e.logical_xor
-Tensor.logical_not = _e.logical_not
-Tensor.bitwise_and = _e.bitwise_and
-Tensor.bitwise_or = _e.bitwise_or
-Tensor.bitwise_xor = _e.bitwise_xor
-Tensor.bitwise_not = _e.bitwise_not
-Tensor.isnan = _e.isnan
-Tensor.isinf = _e.isinf
-Tensor.isfinite = _e.isfinite
+Tensor.clamp = _sel.clamp
+Tensor.clip = _sel.clip
+Tensor.where = _sel.where
+Tensor.eq = _sel.eq
+Tensor.ne = _sel.ne
+Tensor.lt = _sel.lt
+Tensor.le = _sel.le
+Tensor.gt = _sel.gt
+Tensor.ge = _sel.ge
+Tensor.less = _sel.less
+Tensor.less_equal = _sel.less_equal
+Tensor.greater = _sel.greater
+Tensor.greater_equal = _sel.greater_equal
+Tensor.not_equal = _sel.not_equal
+Tensor.logical_and = _sel.logical_and
+Tensor.logical_or = _sel.logical_or
+Tensor.logical_xor = _sel.logical_xor
+Tensor.logical_not = _sel.logical_not
+Tensor.bitwise_and = _sel.bitwise_and
+Tensor.bitwise_or = _sel.bitwise_or
+Tensor.bitwise_xor = _sel.bitwise_xor
+Tensor.bitwise_not = _sel.bitwise_not
+Tensor.isnan = _sel.isnan
+Tensor.isinf = _sel.isinf
+Tensor.isfinite = _sel.isfinite
 
 # ---- reductions ----------------------------------------------------------------------------------
 
@@ -299,7 +311,7 @@ Tensor.gather = _i.gather
 Tensor.scatter = _i.scatter
 Tensor.scatter_add = _i.scatter_add
 Tensor.index_select = _i.index_select
-Tensor.masked_fill = _e.masked_fill
+Tensor.masked_fill = _sel.masked_fill
 Tensor.masked_select = _i.masked_select
 Tensor.take = _i.take
 Tensor.nonzero = _i.nonzero
@@ -310,10 +322,10 @@ Tensor.topk = _i.topk
 
 # ---- more ----------------------------------------------------------------------------------------
 
-Tensor.clamp_min = _e.clamp_min
-Tensor.clamp_max = _e.clamp_max
-Tensor.softmax = _act._softmax_method("softmax")
-Tensor.log_softmax = _act._softmax_method("log_softmax")
+Tensor.clamp_min = _sel.clamp_min
+Tensor.clamp_max = _sel.clamp_max
+Tensor.softmax = _softmax_method("softmax")
+Tensor.log_softmax = _softmax_method("log_softmax")
 Tensor.backward = engine.tensor_backward
 
 # ---- in place ------------------------------------------------------------------------------------
@@ -334,9 +346,9 @@ Tensor.fmod_ = _ip._binary_inplace(_e.fmod)
 Tensor.floor_divide_ = _ip._binary_inplace(_e.floor_divide)
 Tensor.maximum_ = _ip._binary_inplace(_e.maximum)
 Tensor.minimum_ = _ip._binary_inplace(_e.minimum)
-Tensor.masked_fill_ = _ip._binary_inplace(_e.masked_fill)
-Tensor.clamp_min_ = _ip._binary_inplace(_e.clamp_min)
-Tensor.clamp_max_ = _ip._binary_inplace(_e.clamp_max)
+Tensor.masked_fill_ = _ip._binary_inplace(_sel.masked_fill)
+Tensor.clamp_min_ = _ip._binary_inplace(_sel.clamp_min)
+Tensor.clamp_max_ = _ip._binary_inplace(_sel.clamp_max)
 Tensor.addcmul_ = _ip._binary_inplace(_cmp.addcmul)
 Tensor.addcdiv_ = _ip._binary_inplace(_cmp.addcdiv)
 Tensor.exp_ = _ip._unary_inplace(_e.exp)
@@ -358,8 +370,8 @@ Tensor.floor_ = _ip._unary_inplace(_e.floor)
 Tensor.ceil_ = _ip._unary_inplace(_e.ceil)
 Tensor.trunc_ = _ip._unary_inplace(_e.trunc)
 Tensor.round_ = _ip._unary_inplace(_e.round)
-Tensor.clamp_ = _ip._unary_inplace(_e.clamp)
-Tensor.clip_ = _ip._unary_inplace(_e.clip)
+Tensor.clamp_ = _ip._unary_inplace(_sel.clamp)
+Tensor.clip_ = _ip._unary_inplace(_sel.clip)
 Tensor.square_ = _ip._unary_inplace(_e.square)
 Tensor.scatter_ = _ip._unary_inplace(_i.scatter)
 Tensor.scatter_add_ = _ip._unary_inplace(_i.scatter_add)

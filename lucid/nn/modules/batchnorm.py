@@ -6,6 +6,7 @@ from typing import Any
 
 from ... import _dtype, ops
 from ..._tensor import Tensor
+from ...autograd import no_grad
 from .. import functional as F
 from ..module import Module
 from ..parameter import Buffer
@@ -91,8 +92,6 @@ class _NormBase(Module):
 
 
 def _no_grad() -> Any:
-    from ...autograd import no_grad
-
     return no_grad()
 
 

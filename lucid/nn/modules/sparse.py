@@ -6,6 +6,7 @@ from typing import Any
 
 from ... import ops
 from ..._tensor import Tensor
+from ...autograd import no_grad
 from .. import functional as F
 from .. import init
 from ..module import Module
@@ -72,8 +73,6 @@ class Embedding(Module):
 
     def _fill_padding_idx_with_zero(self) -> None:
         if self.padding_idx is not None:
-            from ...autograd import no_grad
-
             with no_grad():
                 self.weight[self.padding_idx].fill_(0)
 

@@ -10,6 +10,9 @@ from collections.abc import Iterable
 from ... import _dtype
 from ..._tensor import Tensor
 from ...autograd import no_grad
+from ...ops.creation import tensor
+from ...ops.movement import stack
+from ...ops.reduce import norm
 
 __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "clip_grads_with_norm_",
            "get_total_norm"]
@@ -31,19 +34,17 @@ def get_total_norm(tensors: TensorOrTensors, norm_type: float = 2.0,
         grads = [p.grad for p in net.parameters() if p.grad is not None]
         lucid.nn.utils.get_total_norm(grads)        # tensor(1.2345)
     """
-    import lucid
-
     tensors = _as_list(tensors)
     norm_type = float(norm_type)
     if len(tensors) == 0:
-        return lucid.tensor(0.0)
+        return tensor(0.0)
     with no_grad():
         first = tensors[0]
-        norms = [lucid.norm(t, norm_type).to(first.device) for t in tensors]
+        norms = [norm(t, norm_type).to(first.device) for t in tensors]
         d = norms[0].dtype
         for n in norms[1:]:
             d = _dtype.promote_types(d, n.dtype)
-        total = lucid.norm(lucid.stack([n.to(d) for n in norms]), norm_type)
+        total = norm(stack([n.to(d) for n in norms]), norm_type)
     if error_if_nonfinite and not math.isfinite(total.item()):
         raise RuntimeError(
             f"The total norm of order {norm_type} for gradients from `parameters` is "

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..._tensor import Tensor
+from ...ops.movement import cat
 
 __all__ = ["parameters_to_vector", "vector_to_parameters"]
 
@@ -25,14 +26,12 @@ def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:
         vec = lucid.nn.utils.parameters_to_vector(net.parameters())
         vec.shape          # lucid.Size([n_params])
     """
-    import lucid
-
     dev = None
     vec = []
     for p in parameters:
         dev = _check_device(p, dev)
         vec.append(p.reshape(-1))
-    return lucid.cat(vec)
+    return cat(vec)
 
 
 def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:

@@ -1,0 +1,143 @@
+"""The numpy reference for the fused nn ops (softmax, cross-entropy, batch and layer norm),
+part of the interface ``NumpyBackend`` defines: the "cpu" backend overrides them with numba
+kernels, the "gpu" backend with MLX."""
+
+from __future__ import annotations
+
+import numpy as np
+
+Array = np.ndarray
+
+
+def _wide(x: Array) -> Array:
+    """``x`` as float64 (narrower floats widened; float64 as is)."""
+    return x if x.dtype == np.float64 else x.astype(np.float64)
+
+
+class NnReference:
+    """Fused nn ops over numpy arrays (mixed into ``NumpyBackend``)."""
+
+    # ---- fused nn ops: softmax, cross-entropy, batch/layer norm (ops/activation, loss, norm) --
+    @staticmethod
+    def erf(x: Array) -> Array:
+        # NOTE: scipy.special costs ~0.1 s to import; loaded when erf is first used
+        from scipy.special import erf
+
+        return erf(x).astype(x.dtype, copy=False)
+
+    @staticmethod
+    def softmax(x: Array, axis: int, log: bool = False) -> Array:
+        """Softmax (log-softmax when ``log``) along ``axis``, shifted by the max for stability."""
+        z = x - np.max(x, axis=axis, keepdims=True) if x.size else x
+        s = np.sum(np.exp(z), axis=axis, keepdims=True)
+        return z - np.log(s) if log else np.exp(z) / s
+
+    @staticmethod
+    def softmax_backward(y: Array, g: Array, axis: int, log: bool = False) -> Array:
+        if log:
+            return g - np.exp(y) * np.sum(g, axis=axis, keepdims=True)
+        return y * (g - np.sum(g * y, axis=axis, keepdims=True))
+
+    @staticmethod
+    def _ce_parts(x: Array, target: Array, weight: Array | None, ignore_index: int
+                  ) -> tuple[Array, Array, Array, Array]:
+        keep = target != ignore_index
+        t = np.where(keep, target, 0)
+        w = np.ones(x.shape[1], x.dtype) if weight is None else weight
+        return keep, t, np.where(keep, w[t] if x.shape[1] else 0, 0).astype(x.dtype), w
+
+    @staticmethod
+    def cross_entropy(x: Array, target: Array, weight: Array | None, ignore_index: int,
+                      label_smoothing: float) -> tuple[Array, Array, Array]:
+        """Per-row loss of logits (rows, n) against class indices: ``(loss, lse, wt)`` with the
+        row log-sum-exp and the target's class weight (0 where ``ignore_index``)."""
+        keep, t, wt, w = NnReference._ce_parts(x, target, weight, ignore_index)
+        m = np.max(x, axis=1, keepdims=True)
+        lse = (m + np.log(np.sum(np.exp(x - m), axis=1, keepdims=True)))[:, 0]
+        nll = lse - np.take_along_axis(x, t[:, None], 1)[:, 0]
+        loss = (1 - label_smoothing) * wt * nll
+        if label_smoothing > 0:
+            smooth = np.sum(w * (lse[:, None] - x), axis=1)
+            loss = loss + np.where(keep, label_smoothing / x.shape[1] * smooth, 0)
+        return loss.astype(x.dtype), lse.astype(x.dtype), wt
+
+    @staticmethod
+    def cross_entropy_backward(x: Array, target: Array, lse: Array, weight: Array | None,
+                               grow: Array, ignore_index: int, label_smoothing: float) -> Array:
+        """d(sum_i grow[i] * loss[i]) / dx for ``cross_entropy``."""
+        keep, t, wt, w = NnReference._ce_parts(x, target, weight, ignore_index)
+        n, ls = x.shape[1], label_smoothing
+        grow = np.where(keep, grow, 0).astype(x.dtype)
+        a = grow * ((1 - ls) * wt + ls / n * np.sum(w))
+        out = np.exp(x - lse[:, None]) * a[:, None] - (grow * ls / n)[:, None] * w
+        out[np.arange(x.shape[0]), t] -= grow * (1 - ls) * wt
+        return out.astype(x.dtype, copy=False)
+
+    @staticmethod
+    def batch_norm_train(x: Array, weight: Array | None, bias: Array | None,
+                         running_mean: Array | None, running_var: Array | None,
+                         momentum: float, eps: float) -> tuple[Array, Array, Array]:
+        """Training batch norm of x (N, C, *): ``(y, mean, invstd)``; running stats (if given)
+        updated in place with the unbiased variance."""
+        axes = (0, *range(2, x.ndim))
+        shape = (1, -1) + (1,) * (x.ndim - 2)
+        m = x.size // x.shape[1]
+        xw = _wide(x)  # statistics and centring in float64: exact for data far from zero
+        mean, var = np.mean(xw, axis=axes), np.var(xw, axis=axes)
+        invstd = (1 / np.sqrt(var + eps)).astype(x.dtype)
+        k = invstd if weight is None else weight * invstd
+        y = (xw - mean.reshape(shape)) * k.reshape(shape)
+        if bias is not None:
+            y = y + bias.reshape(shape)
+        if running_mean is not None:
+            running_mean[...] = (1 - momentum) * running_mean + momentum * mean
+            running_var[...] = (1 - momentum) * running_var + momentum * var * (m / (m - 1))
+        return y.astype(x.dtype, copy=False), mean.astype(x.dtype, copy=False), invstd
+
+    @staticmethod
+    def batch_norm_backward(x: Array, g: Array, mean: Array, invstd: Array,
+                            weight: Array | None, need_input: bool = True
+                            ) -> tuple[Array | None, Array, Array]:
+        """Gradients of ``batch_norm_train``: ``(grad_x or None, grad_weight, grad_bias)``."""
+        axes = (0, *range(2, x.ndim))
+        shape = (1, -1) + (1,) * (x.ndim - 2)
+        m = x.size // x.shape[1]
+        xh = (x - mean.reshape(shape)) * invstd.reshape(shape)
+        gb = np.sum(g, axis=axes)
+        gw = np.sum(g * xh, axis=axes)
+        gx = None
+        if need_input:
+            k = invstd if weight is None else weight * invstd
+            gx = k.reshape(shape) * (g - (gb / m).reshape(shape) - xh * (gw / m).reshape(shape))
+            gx = gx.astype(x.dtype, copy=False)
+        return gx, gw, gb
+
+    @staticmethod
+    def layer_norm(x: Array, weight: Array | None, bias: Array | None, eps: float
+                   ) -> tuple[Array, Array, Array]:
+        """Layer norm over the last axis of x (rows, D), then the affine: ``(y, mean, rstd)``."""
+        xw = _wide(x)
+        mean = np.mean(xw, axis=1)
+        rstd = (1 / np.sqrt(np.var(xw, axis=1) + eps)).astype(x.dtype)
+        y = (xw - mean[:, None]) * rstd[:, None]
+        if weight is not None:
+            y = y * weight
+        if bias is not None:
+            y = y + bias
+        return y.astype(x.dtype, copy=False), mean.astype(x.dtype, copy=False), rstd
+
+    @staticmethod
+    def layer_norm_backward(x: Array, g: Array, mean: Array, rstd: Array, weight: Array | None,
+                            need_input: bool = True, need_affine: bool = True
+                            ) -> tuple[Array | None, Array | None, Array | None]:
+        """Gradients of ``layer_norm``: ``(grad_x, grad_weight, grad_bias)``, None if unneeded."""
+        xh = (x - mean[:, None]) * rstd[:, None]
+        gw = np.sum(g * xh, axis=0) if need_affine else None
+        gb = np.sum(g, axis=0) if need_affine else None
+        gx = None
+        if need_input:
+            gh = g if weight is None else g * weight
+            gx = rstd[:, None] * (gh - np.mean(gh, axis=1, keepdims=True)
+                                  - xh * np.mean(gh * xh, axis=1, keepdims=True))
+            gx = gx.astype(x.dtype, copy=False)
+        return gx, gw, gb

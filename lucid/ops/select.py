@@ -1,0 +1,238 @@
+"""Selection and comparison: ``clamp``, ``where``, ``masked_fill``, comparisons, logic and
+bit ops, ``isnan``/``isinf``/``isfinite`` (comparisons carry no gradient)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import _dtype
+from .._tensor import Tensor
+from ..autograd.function import Op, _device_mismatch
+from ._util import broadcast_error, cast, coerce, shape_of, sum_to, wrap
+from .creation import tensor
+from .index import nonzero
+
+# ---- clamp, where, cast -----------------------------------------------------------------------
+
+
+class Clamp(Op):
+    def forward(self, x, lo, hi):
+        be = self.be
+        self.saved = (x, lo, hi)
+        y = x
+        if lo is not None:
+            y = be.maximum(y, lo)
+        if hi is not None:
+            y = be.minimum(y, hi)
+        return y
+
+    def backward(self, g):
+        be = self.be
+        x, lo, hi = self.saved
+        zero = be.zeros_like(g)
+        mask = None
+        if lo is not None:
+            mask = be.ge(x, lo)
+        if hi is not None:
+            m2 = be.le(x, hi)
+            mask = m2 if mask is None else be.logical_and(mask, m2)
+        gx = be.where(mask, g, zero)
+        # where min > max the output is max, so max gets the gradient (PyTorch)
+        glo = ghi = None
+        if self.parents[1] is not None:
+            below = be.lt(x, lo)
+            if hi is not None:
+                below = be.logical_and(below, be.lt(lo, hi))
+            glo = sum_to(be, be.where(below, g, zero), shape_of(lo))
+        if self.parents[2] is not None:
+            above = be.gt(x, hi)
+            if lo is not None:
+                above = be.logical_or(above, be.lt(hi, lo))
+            ghi = sum_to(be, be.where(above, g, zero), shape_of(hi))
+        return gx, glo, ghi
+
+
+def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+    """Limit values to ``[min, max]``; the gradient flows where the input was inside."""
+    if min is None and max is None:
+        raise RuntimeError("lucid.clamp: At least one of 'min' or 'max' must not be None")
+    x = input
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        lo = None if min is None else (min if isinstance(min, Tensor) else min)
+        hi = None if max is None else (max if isinstance(max, Tensor) else max)
+        if isinstance(lo, Tensor):
+            x, lo = coerce(x, lo)
+        if isinstance(hi, Tensor):
+            x, hi = coerce(x, hi)
+        try:
+            return Clamp.apply(x, lo, hi)
+        except ValueError:
+            err = broadcast_error(x, lo) or broadcast_error(x, hi) or broadcast_error(lo, hi)
+            if err is not None:
+                raise err from None
+            raise
+    if not x.dtype.is_floating_point and (isinstance(min, float) or isinstance(max, float)):
+        x = cast(x, _dtype.get_default_dtype())
+    return Clamp.apply(x, min, max)
+
+
+clip = clamp
+
+
+class Where(Op):
+    def forward(self, cond, a, b):
+        self.saved = (cond,)
+        self.sa, self.sb = shape_of(a), shape_of(b)
+        return self.be.where(cond, a, b)
+
+    def backward(self, g):
+        be = self.be
+        (cond,) = self.saved
+        zero = be.zeros_like(g)
+        ga = sum_to(be, be.where(cond, g, zero), self.sa) if self.parents[1] is not None else None
+        gb = sum_to(be, be.where(cond, zero, g), self.sb) if self.parents[2] is not None else None
+        return None, ga, gb
+
+
+def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
+    """Pick ``input`` where ``condition`` holds, else ``other``; one-argument form is
+    ``nonzero(condition, as_tuple=True)``."""
+    if input is None and other is None:
+        return nonzero(condition, as_tuple=True)
+    if condition.dtype is not _dtype.bool_:
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a "
+                           f"tensor with dtype {_dtype.torch_name(condition.dtype)}")
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        input = tensor(input, dtype=_dtype.result_type(input, other), device=condition.device)
+    a, b = coerce(input, other)
+    try:
+        return Where.apply(condition, a, b)
+    except ValueError:
+        err = broadcast_error(condition, a) or broadcast_error(a, b) or \
+            broadcast_error(condition, b)
+        if err is not None:
+            raise err from None
+        raise
+
+
+def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
+    """``input`` with ``value`` where ``mask`` is True (mask broadcasts)."""
+    if mask.dtype is not _dtype.bool_:
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{_dtype.c10_name(mask.dtype)}")
+    if isinstance(value, Tensor):
+        if value.ndim:
+            raise RuntimeError(
+                f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                f"{value.ndim} dimension(s)."
+            )
+        value = cast(value, input.dtype)
+    elif input.dtype is _dtype.bool_:
+        value = bool(value)
+    elif not input.dtype.is_floating_point:
+        # PyTorch converts the value to the tensor's integer type (2.7 -> 2)
+        info = np.iinfo(input.dtype.np)
+        try:
+            v = int(value)
+        except (ValueError, OverflowError):
+            v = None
+        if v is None or v < info.min or v > info.max:
+            raise RuntimeError(f"value cannot be converted to type {input.dtype.name} without "
+                               "overflow")
+        value = v
+    return where(mask, value, input)
+
+
+
+def clamp_min(input: Tensor, min: Any) -> Tensor:  # noqa: A002
+    return clamp(input, min, None)
+
+
+def clamp_max(input: Tensor, max: Any) -> Tensor:  # noqa: A002
+    return clamp(input, None, max)
+
+
+# ---- comparisons and logic (no gradient) ------------------------------------------------------
+
+
+def _compare(fn: str) -> Any:
+    def f(input: Any, other: Any) -> Tensor:
+        a, b = coerce(input, other)
+        t = a if isinstance(a, Tensor) else b
+        be = t._be
+        ad = a._data if isinstance(a, Tensor) else a
+        bd = b._data if isinstance(b, Tensor) else b
+        if isinstance(a, Tensor) and isinstance(b, Tensor) and a._be is not b._be:
+            _device_mismatch(a._be, b._be)
+        try:
+            return wrap(getattr(be, fn)(ad, bd), be)
+        except ValueError:
+            err = broadcast_error(a, b)
+            if err is not None:
+                raise err from None
+            raise
+
+    f.__name__ = fn
+    return f
+
+
+eq = _compare("eq")
+ne = not_equal = _compare("ne")
+lt = less = _compare("lt")
+le = less_equal = _compare("le")
+gt = greater = _compare("gt")
+ge = greater_equal = _compare("ge")
+logical_and = _compare("logical_and")
+logical_or = _compare("logical_or")
+logical_xor = _compare("logical_xor")
+
+
+def _bitwise(fn: str, logical: str) -> Any:
+    cmp = _compare(fn)
+
+    def f(input: Any, other: Any) -> Tensor:
+        t = input if isinstance(input, Tensor) else other
+        if t.dtype.is_floating_point:
+            raise TypeError(f"{fn} is only supported for integer and bool tensors, got {t.dtype}")
+        return cmp(input, other)
+
+    f.__name__ = fn
+    return f
+
+
+bitwise_and = _bitwise("bitwise_and", "logical_and")
+bitwise_or = _bitwise("bitwise_or", "logical_or")
+bitwise_xor = _bitwise("bitwise_xor", "logical_xor")
+
+
+def logical_not(input: Tensor) -> Tensor:
+    return wrap(input._be.logical_not(input._data), input._be)
+
+
+def bitwise_not(input: Tensor) -> Tensor:
+    if input.dtype.is_floating_point:
+        raise TypeError(f"bitwise_not is only supported for integer and bool tensors, got "
+                        f"{input.dtype}")
+    return wrap(input._be.bitwise_not(input._data), input._be)
+
+
+def isnan(input: Tensor) -> Tensor:
+    return wrap(input._be.isnan(input._data), input._be)
+
+
+def isinf(input: Tensor) -> Tensor:
+    return wrap(input._be.isinf(input._data), input._be)
+
+
+def isfinite(input: Tensor) -> Tensor:
+    return wrap(input._be.isfinite(input._data), input._be)
+
+
+__all__ = [
+    "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "clamp", "clamp_max", "clamp_min",
+    "clip", "eq", "ge", "greater", "greater_equal", "gt", "isfinite", "isinf", "isnan", "le",
+    "less", "less_equal", "logical_and", "logical_not", "logical_or", "logical_xor", "lt",
+    "masked_fill", "ne", "not_equal", "where"
+]
