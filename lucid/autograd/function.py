@@ -85,48 +85,12 @@ class Op:
         out = fn.forward(*datas, **params)
         if need and _grad_on.on:
             t = _make(out, be, True, fn)
-            saved = fn.saved
-            if saved:
-                vcs = [] if held is None else [(a._vc, a._vc[0]) for a in held
-                                               if not be.dtype_of(a._data).is_floating_point]
-                for a in args:
-                    if isinstance(a, Tensor):
-                        d = a._data
-                        for s in saved:
-                            if s is d:
-                                vcs.append((a._vc, a._vc[0]))
-                                break
-                if cls.saves_output:
-                    vcs.append((t._vc, 0))
-                else:
-                    for s in saved:
-                        if s is out:
-                            vcs.append((t._vc, 0))
-                            break
-                fn._vcs = vcs
+            if fn.saved:
+                _record_versions(fn, args, held, out, t)
         else:
             t = _make(out, be, False, None)
         if cls.is_view and not fn.copied:
-            # share the version counter, and remember how to rebuild this view from its base
-            # (in-place ops on views write through the base: ops/inplace.py)
-            src = args[0]
-            t._vc = src._vc
-            step = (cls, args[1:], params)
-            base = src._base
-            if base is not None:
-                t._view_ops = src._view_ops + (step,)
-            else:
-                base = src
-                t._view_ops = (step,)
-            t._base = base
-            if t._rg and base.grad_fn is not None:
-                # an in-place op on the base (or another view) must renew this view's node
-                views = base._views
-                if views is None:
-                    views = base._views = []
-                views.append(_weakref(t))
-            if not be.views_share_memory:
-                be.track_view(base._data, t)  # a copy: in-place writes keep it in step
+            _link_view(t, args[0], (cls, args[1:], params), be)
         return t
 
     @property
@@ -156,6 +120,50 @@ class Op:
 
     def backward(self, grad: Any) -> Any:  # pragma: no cover - abstract
         raise NotImplementedError
+
+
+def _record_versions(fn: Op, args: tuple, held: list | None, out: Any, t: Tensor) -> None:
+    """Remember the versions the backward must find unchanged: inputs and the output kept in
+    ``fn.saved`` (by identity), and every integer or bool input (indices, targets, masks)."""
+    be, saved = fn.be, fn.saved
+    vcs = [] if held is None else [(a._vc, a._vc[0]) for a in held
+                                   if not be.dtype_of(a._data).is_floating_point]
+    for a in args:
+        if isinstance(a, Tensor):
+            d = a._data
+            for s in saved:
+                if s is d:
+                    vcs.append((a._vc, a._vc[0]))
+                    break
+    if type(fn).saves_output:
+        vcs.append((t._vc, 0))
+    else:
+        for s in saved:
+            if s is out:
+                vcs.append((t._vc, 0))
+                break
+    fn._vcs = vcs
+
+
+def _link_view(t: Tensor, src: Tensor, step: tuple, be: Any) -> None:
+    """Make ``t`` a view of ``src``: it shares the version counter and remembers how to be
+    rebuilt from its base (in-place writes through views: ``ops/inplace.py``)."""
+    t._vc = src._vc
+    base = src._base
+    if base is not None:
+        t._view_ops = src._view_ops + (step,)
+    else:
+        base = src
+        t._view_ops = (step,)
+    t._base = base
+    if t._rg and base.grad_fn is not None:
+        # an in-place op on the base (or another view) must renew this view's node
+        views = base._views
+        if views is None:
+            views = base._views = []
+        views.append(_weakref(t))
+    if not be.views_share_memory:
+        be.track_view(base._data, t)  # a copy: in-place writes keep it in step
 
 
 def also_saved(out: Tensor, extra: Tensor) -> Tensor:
