@@ -1,7 +1,7 @@
 """Every differentiable op. The submodules, lowest layer first (each imports only the ones
 before it): ``_util`` (coercion, casts), ``creation``, ``shape`` (views), ``device``,
 ``inplace`` (views and in-place writes), ``index``, ``elementwise``, ``select``, ``reduce``,
-``movement``, ``matmul``, ``linalg``, ``compose``, ``random``, then the nn ops
+``movement``, ``matmul``, ``linalg``, ``random``, then the nn ops
 (``activation``, ``norm``, ``loss``, ``conv``, ``pool``, ``nn_misc``). ``tensor_methods``
 binds them to ``Tensor``; tests/test_layers.py checks the order.
 """
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from . import matmul as _matmul_module
 from . import tensor_methods  # noqa: F401  (binds the Tensor methods and operators)
-from .compose import *  # noqa: F403
 from .creation import *  # noqa: F403
 from .device import to_device
 from .elementwise import *  # noqa: F403

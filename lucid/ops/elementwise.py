@@ -403,10 +403,32 @@ def round(input: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A001
     return ZeroGrad.apply(input, fn="round")
 
 
+def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+    """``input + value * tensor1 * tensor2``.
+
+    Example::
+
+        lucid.addcmul(p, g, g, value=0.5)
+    """
+    prod = mul(tensor1, tensor2)
+    return add(input, prod if value == 1 else mul(prod, value))
+
+
+def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+    """``input + value * tensor1 / tensor2``.
+
+    Example::
+
+        lucid.addcdiv(p, m, v.sqrt() + 1e-8, value=-lr)
+    """
+    q = div(tensor1, tensor2)
+    return add(input, q if value == 1 else mul(q, value))
+
+
 __all__ = [
-    "abs", "acos", "add", "arccos", "arcsin", "arctan", "asin", "atan", "ceil", "cos", "cosh",
-    "div", "exp", "expm1", "fix", "floor", "floor_divide", "fmod", "log", "log10", "log1p", "log2",
-    "maximum", "minimum", "mul", "neg", "negative", "pow", "reciprocal", "relu", "remainder",
-    "round", "rsqrt", "sigmoid", "sign", "sin", "sinh", "sqrt", "square", "sub", "tan", "tanh",
-    "trunc"
+    "abs", "acos", "add", "addcdiv", "addcmul", "arccos", "arcsin", "arctan", "asin", "atan",
+    "ceil", "cos", "cosh", "div", "exp", "expm1", "fix", "floor", "floor_divide", "fmod", "log",
+    "log10", "log1p", "log2", "maximum", "minimum", "mul", "neg", "negative", "pow", "reciprocal",
+    "relu", "remainder", "round", "rsqrt", "sigmoid", "sign", "sin", "sinh", "sqrt", "square",
+    "sub", "tan", "tanh", "trunc"
 ]

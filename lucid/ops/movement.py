@@ -335,6 +335,27 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: Any = None) -> T
     return out
 
 
+def unfold(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
+    """Sliding windows of ``size`` with ``step`` along ``dimension``, as a new last dim
+    (``torch.Tensor.unfold``).
+
+    Example::
+
+        lucid.arange(7.0).unfold(0, 3, 2)     # shape (3, 3)
+    """
+    d = norm_dim(dimension, self.ndim)
+    n = self.shape[d] if self.ndim else 1
+    if size > n:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {n} but size is {size}")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    count = (n - size) // step + 1
+    idx = (arange(count).unsqueeze(1) * step + arange(size).unsqueeze(0)).reshape(-1)  # type: ignore
+    win = self.index_select(d, idx.to(self.device))  # type: ignore[attr-defined]
+    shape = tuple(self.shape[:d]) + (count, size) + tuple(self.shape[d + 1:])
+    return win.reshape(shape).movedim(d + 1, -1)  # type: ignore[attr-defined]
+
+
 __all__ = [
     "cat", "chunk", "concat", "concatenate", "flip", "fliplr", "flipud", "hstack", "narrow", "pad",
     "repeat", "repeat_interleave", "roll", "split", "stack", "tile", "unbind", "vstack"

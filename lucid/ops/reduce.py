@@ -11,11 +11,13 @@ from .._dims import norm_dim, norm_dims
 from .._tensor import Tensor
 from ..autograd.function import Op
 from ._util import cast, wrap
+from .creation import arange
 from .elementwise import maximum, minimum, sqrt
+from .index import sort
 
 __all__ = [
-    "sum", "mean", "var", "std", "var_mean", "std_mean", "max", "min", "amax", "amin",
-    "argmax", "argmin", "prod", "logsumexp", "norm", "cumsum", "cumprod", "all", "any",
+    "all", "amax", "amin", "any", "argmax", "argmin", "cumprod", "cumsum", "logsumexp", "max",
+    "mean", "median", "min", "norm", "prod", "std", "std_mean", "sum", "var", "var_mean"
 ]
 
 values_indices = namedtuple("values_indices", ["values", "indices"])
@@ -461,3 +463,32 @@ def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noq
 def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001
     be = input._be
     return wrap(be.any(input._data, norm_dims(dim, input.ndim), keepdim), be)
+
+
+median_return = namedtuple("median_return", ["values", "indices"])
+
+
+def median(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
+    """The lower median (PyTorch's definition): of all elements, or ``(values, indices)``
+    along ``dim``.
+
+    Example::
+
+        lucid.median(lucid.tensor([3.0, 1.0, 2.0, 4.0]))      # tensor(2.)
+    """
+    if dim is None:
+        flat = input.reshape(-1)  # type: ignore[attr-defined]
+        if flat.shape[0] == 0:
+            raise IndexError("median() input tensor cannot be empty")
+        v, _ = sort(flat, 0)
+        return v[(flat.shape[0] - 1) // 2]
+    d = norm_dim(dim, input.ndim)
+    n = input.shape[d] if input.ndim else 1
+    if n == 0:
+        raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
+    if not input.ndim:
+        return median_return(input.clone(), arange(1).reshape(()))  # type: ignore[attr-defined]
+    v, i = sort(input, d)
+    k = (n - 1) // 2
+    sl = (slice(None),) * d + (slice(k, k + 1) if keepdim else k,)
+    return median_return(v[sl], i[sl])

@@ -282,6 +282,25 @@ def contiguous(input: Tensor, memory_format: Any = None) -> Tensor:
     return Clone.apply(input)
 
 
+def stride(self: Tensor, dim: int | None = None) -> Any:
+    """Element strides of this tensor's layout (``torch.Tensor.stride``).
+
+    Example::
+
+        lucid.zeros(2, 3).stride()       # (3, 1)
+    """
+    shape = tuple(self.shape)
+    st = []
+    acc = 1
+    for s in reversed(shape):
+        st.append(acc)
+        acc *= max(s, 1)
+    contiguous = tuple(reversed(st))
+    arr = self._data
+    strides = getattr(arr, "strides", None)
+    if strides is not None and getattr(arr, "itemsize", 0):
+        contiguous = tuple(s // arr.itemsize for s in strides)
+    return contiguous if dim is None else contiguous[norm_dim(dim, len(shape))]
 
 
 __all__ = [

@@ -13,7 +13,6 @@ from .. import _dtype
 from .._tensor import Tensor
 from ..autograd import engine
 from . import activation as _act
-from . import compose as _cmp
 from . import creation as _c
 from . import device as _dev
 from . import elementwise as _e
@@ -265,13 +264,13 @@ Tensor.addmm = _la.addmm
 Tensor.lerp = _la.lerp
 Tensor.diag_embed = _la.diag_embed
 
-# ---- composed ops --------------------------------------------------------------------------------
+# ---- more ops ------------------------------------------------------------------------------------
 
-Tensor.addcmul = _cmp.addcmul
-Tensor.addcdiv = _cmp.addcdiv
-Tensor.median = _cmp.median
-Tensor.unfold = _cmp.unfold
-Tensor.stride = _cmp.stride
+Tensor.addcmul = _e.addcmul
+Tensor.addcdiv = _e.addcdiv
+Tensor.median = _r.median
+Tensor.unfold = _m.unfold
+Tensor.stride = _s.stride
 
 # ---- shape ---------------------------------------------------------------------------------------
 
@@ -349,8 +348,8 @@ Tensor.minimum_ = _ip._binary_inplace(_e.minimum)
 Tensor.masked_fill_ = _ip._binary_inplace(_sel.masked_fill)
 Tensor.clamp_min_ = _ip._binary_inplace(_sel.clamp_min)
 Tensor.clamp_max_ = _ip._binary_inplace(_sel.clamp_max)
-Tensor.addcmul_ = _ip._binary_inplace(_cmp.addcmul)
-Tensor.addcdiv_ = _ip._binary_inplace(_cmp.addcdiv)
+Tensor.addcmul_ = _ip._binary_inplace(_e.addcmul)
+Tensor.addcdiv_ = _ip._binary_inplace(_e.addcdiv)
 Tensor.exp_ = _ip._unary_inplace(_e.exp)
 Tensor.log_ = _ip._unary_inplace(_e.log)
 Tensor.log1p_ = _ip._unary_inplace(_e.log1p)
