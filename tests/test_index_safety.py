@@ -346,3 +346,21 @@ def test_torch_raises_the_same_errors(torch):
     y = w + i
     i[0] = 7
     y.sum().backward()  # no error for an op that saves nothing
+
+
+def test_slice_steps_as_torch(dev):
+    """A zero step is refused (MLX died with SIGFPE on it) and so is a negative one, as in
+    torch; writes into a zero-size target are no-ops on every device."""
+    x = lucid.zeros(2, 2, 1, device=dev)
+    with pytest.raises(ValueError, match="slice step cannot be zero"):
+        x[..., -2:-4:0]
+    with pytest.raises(ValueError, match="slice step cannot be zero"):
+        x[..., 0:1:0] = 1.0
+    with pytest.raises(ValueError, match="step must be greater than zero"):
+        x[::-1]
+    assert x[::2].shape == (1, 2, 1)
+    e = lucid.zeros(1, 2, 0, device=dev)
+    e[lucid.tensor(0, device=dev)] = 1.5
+    m = lucid.zeros(3, 0, dtype=lucid.uint8, device=dev)
+    m[lucid.tensor([False, False, True], device=dev)] = 1
+    assert e.shape == (1, 2, 0) and m.shape == (3, 0)

@@ -131,6 +131,8 @@ def setitem(x: Any, idx: Any, v: Any) -> Any:
         x[...] = mx.where(items[0], mx.reshape(v, ()), x)  # no host trip for x[mask] = c
         return x
     conv, host = convert(x, idx)
+    if x.size == 0:  # nothing to write (MLX's scatter into an empty array dies with SIGFPE)
+        return x
     if host:
         hx = np.array(x)
         hidx = tuple(np.array(i) if isinstance(i, _Arr) else i for i in items)

@@ -56,6 +56,12 @@ def _convert_index(idx: Any, be: Any) -> tuple[Any, bool, tuple[Tensor, ...]]:
         elif isinstance(it, bool) or isinstance(it, np.bool_):
             out.append(bool(it))
             basic = False
+        elif isinstance(it, slice):
+            if it.step is not None and not isinstance(it.step, Tensor) and it.step <= 0:
+                # torch refuses both (and MLX dies with SIGFPE on a zero step)
+                raise ValueError("slice step cannot be zero" if it.step == 0
+                                 else "step must be greater than zero")
+            out.append(it)
         elif isinstance(it, _BASIC) or isinstance(it, np.integer):
             out.append(int(it) if isinstance(it, np.integer) else it)
         else:
