@@ -14,9 +14,9 @@ import numpy as np
 from ..kernels import elementwise as _ew
 from ..kernels import matmul as _mm
 from ..kernels import norm as _nk
-from ..kernels import optim as _opt
 from ..kernels import reduce as _red
 from ..kernels import softmax as _sm
+from . import _cpu_optim
 from .numpy_ref import Array, NumpyBackend, _ax
 
 _F = (np.dtype(np.float32), np.dtype(np.float64))
@@ -150,13 +150,13 @@ class CpuBackend(NumpyBackend):
     # figures: an Adam step over an MLP 784-512-256-10 takes 429 us, torch 2.13's CPU default
     # 982 us, its fused=True kernel 343 us, plain numpy 1989 us).
     # Arrays the kernels do not take (float16, a gradient of another dtype) take the numpy rules.
-    sgd_update = staticmethod(_opt.with_fallback(_opt.sgd, NumpyBackend.sgd_update))
-    adam_update = staticmethod(_opt.with_fallback(_opt.adam, NumpyBackend.adam_update))
-    adamax_update = staticmethod(_opt.with_fallback(_opt.adamax, NumpyBackend.adamax_update))
-    adagrad_update = staticmethod(_opt.with_fallback(_opt.adagrad, NumpyBackend.adagrad_update))
-    rmsprop_update = staticmethod(_opt.with_fallback(_opt.rmsprop, NumpyBackend.rmsprop_update))
-    nadam_update = staticmethod(_opt.with_fallback(_opt.nadam, NumpyBackend.nadam_update))
-    radam_update = staticmethod(_opt.with_fallback(_opt.radam, NumpyBackend.radam_update))
+    sgd_update = staticmethod(_cpu_optim.sgd)
+    adam_update = staticmethod(_cpu_optim.adam)
+    adamax_update = staticmethod(_cpu_optim.adamax)
+    adagrad_update = staticmethod(_cpu_optim.adagrad)
+    rmsprop_update = staticmethod(_cpu_optim.rmsprop)
+    nadam_update = staticmethod(_cpu_optim.nadam)
+    radam_update = staticmethod(_cpu_optim.radam)
 
     # Convolution and pooling: numba kernels for float32/float64, other dtypes take the
     # reference (kernels/conv.py and kernels/pool.py have the figures: conv2d 16->32 forward +

@@ -82,7 +82,8 @@ def _exact(fn):
     computes is rounded exactly as the same lines written inside the kernel."""
     # NOTE: not _jit.helper: its fastmath flags let LLVM fold (1 - b) - 1 into -b once
     # inlined (float64 Adam with beta1 = 0.3 then differed in the last bit).
-    return numba.njit(cache=False, fastmath=False, nogil=True, error_model="numpy")(fn)
+    return numba.njit(cache=False, fastmath=False, nogil=True, error_model="numpy",
+                      inline="always")(fn)
 
 
 @_exact

@@ -6,8 +6,8 @@ are the per-element parts of PyTorch's single-tensor update rules; the scalar pa
 corrections, step sizes) are computed by the optimizer in Python, as PyTorch does. The
 numbers match ``torch.optim`` on CPU to the last bit for most elements (see
 ``_optim_kernels``). The kernels take float32/float64 arrays of one dtype and shape (any
-layout); ``with_fallback`` pairs each rule with a reference for everything else (the cpu
-backend uses the numpy backend's rules: float16, a gradient of another dtype).
+layout: ``fits``); the cpu backend (``backend/_cpu_optim.py``) gives everything else to
+the numpy rules (float16, a gradient of another dtype).
 
 Measured (2 shared cores, float32, minimum / median microseconds), one step over the
 parameters of an MLP 784-512-256-10 (535,818 values in 6 tensors):
@@ -33,10 +33,8 @@ Hence ``PARALLEL_MIN`` = 2**21 elements.
 
 from __future__ import annotations
 
-import functools
 import math
 import os
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -45,7 +43,7 @@ from . import _optim_kernels as K
 from ._threads import parallel_threshold
 
 __all__ = ["sgd", "adam", "adamax", "adagrad", "rmsprop", "nadam", "radam", "PARALLEL_MIN",
-           "fits", "with_fallback"]
+           "fits"]
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -73,50 +71,40 @@ def _parallel(n: int) -> bool:
 def fits(p: Array, g: Array, states: tuple) -> bool:
     """Whether the kernels take these arrays: a float32/float64 parameter, and a gradient and
     state arrays (None where unused) of its dtype and shape, in any layout."""
-    if p.dtype not in _FLOATS or g.dtype != p.dtype or g.shape != p.shape:
+    dt = p.dtype
+    shape = p.shape
+    if dt not in _FLOATS or g.dtype != dt or g.shape != shape:
         return False
     for a in states:
-        if a is not None and (a.dtype != p.dtype or a.shape != p.shape):
+        if a is not None and (a.dtype != dt or a.shape != shape):
             return False
     return True
 
 
-def with_fallback(rule: Callable[..., tuple], fallback: Callable[..., tuple]
-                  ) -> Callable[..., tuple]:
-    """``rule`` (one of the updates below) where ``fits`` holds, else ``fallback`` (a
-    reference rule with the same signature, e.g. the numpy backend's).
-
-    Example: ``adam_update = with_fallback(optim.adam, NumpyBackend.adam_update)``.
-    """
-
-    @functools.wraps(rule)
-    def update(p: Array, g: Array, *states: Array | None, **scalars: Any) -> tuple:
-        if fits(p, g, states):
-            return rule(p, g, *states, **scalars)
-        return fallback(p, g, *states, **scalars)
-
-    return update
-
 
 def _run(pair: tuple, p: Array, g: Array, states: tuple, scalars: tuple, flags: int) -> None:
-    """Call one kernel build on flat contiguous views; copy back any array that was not."""
-    g = np.ascontiguousarray(g, dtype=p.dtype).reshape(-1)
-    work = []
-    back = []
+    """Call one kernel build on flat C-contiguous views (``ravel``: a view where the array is
+    C-contiguous, else a copy); a parameter or state array that is not C-contiguous and
+    writeable runs on a copy that is copied back."""
+    back = None
+    flat = []
     for a in (p, *states):
         if a is None:
-            work.append(None)
+            flat.append(None)
             continue
-        c = a if a.flags.c_contiguous and a.flags.writeable else np.array(a, order="C")
-        if c is not a:
-            back.append((a, c))
-        work.append(c.reshape(-1))
-    flat_p = work[0]
-    args = [flat_p if w is None else w for w in work]
+        f = a.flags
+        if not (f.c_contiguous and f.writeable):
+            c = np.array(a, order="C")
+            back = [(a, c)] if back is None else [*back, (a, c)]
+            a = c
+        flat.append(a.ravel())
+    fp = flat[0]
+    args = [fp if w is None else w for w in flat[1:]]
     ser, par = pair
-    (par if _parallel(flat_p.shape[0]) else ser)(args[0], g, *args[1:], *scalars, flags)
-    for a, c in back:
-        a[...] = c
+    (par if _parallel(fp.shape[0]) else ser)(fp, g.ravel(), *args, *scalars, flags)
+    if back is not None:
+        for a, c in back:
+            a[...] = c
 
 
 def sgd(p: Array, g: Array, buf: Array | None, *, lr: float, momentum: float = 0.0,

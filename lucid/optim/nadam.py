@@ -11,8 +11,8 @@ from .optimizer import (
     bump,
     check_flags,
     check_range,
+    moment_group,
     scalar_tensor,
-    weight_decay_split,
     zeros_state,
 )
 
@@ -59,10 +59,7 @@ class NAdam(Optimizer):
         state["exp_avg_sq"] = zeros_state(param)
 
     def prepare_group(self, group: dict[str, Any]) -> tuple:
-        lr = float(group["lr"])
-        beta1, beta2 = (float(b) for b in group["betas"])
-        decay, l2 = weight_decay_split(lr, group["weight_decay"],
-                                       group["decoupled_weight_decay"])
+        lr, beta1, beta2, decay, l2 = moment_group(group)
         return (lr, beta1, beta2, group["eps"], l2, decay, group["momentum_decay"],
                 group["maximize"])
 

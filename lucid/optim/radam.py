@@ -11,9 +11,8 @@ from .optimizer import (
     bump,
     check_flags,
     check_range,
-    scalar_tensor,
-    weight_decay_split,
-    zeros_state,
+    init_moments,
+    moment_group,
 )
 
 __all__ = ["RAdam"]
@@ -48,15 +47,10 @@ class RAdam(Optimizer):
         super().__init__(params, defaults)
 
     def init_state(self, state: dict[str, Any], param: Tensor, group: dict[str, Any]) -> None:
-        state["step"] = scalar_tensor(0.0)
-        state["exp_avg"] = zeros_state(param)
-        state["exp_avg_sq"] = zeros_state(param)
+        init_moments(state, param)
 
     def prepare_group(self, group: dict[str, Any]) -> tuple:
-        lr = float(group["lr"])
-        beta1, beta2 = (float(b) for b in group["betas"])
-        decay, l2 = weight_decay_split(lr, group["weight_decay"],
-                                       group["decoupled_weight_decay"])
+        lr, beta1, beta2, decay, l2 = moment_group(group)
         rho_inf = 2 / (1 - beta2) - 1
         return lr, beta1, beta2, group["eps"], l2, decay, rho_inf, group["maximize"]
 
