@@ -47,3 +47,15 @@ def test_interpolate_sizes_match_torch(torch):
     for kw in (dict(scale_factor=0), dict(size=(-1, 2))):
         with pytest.raises(RuntimeError, match="Input and output sizes should be greater than 0"):
             torch.nn.functional.interpolate(torch.randn(1, 1, 4, 4), **kw)
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (0, 3), (0, 3, 2)])
+def test_cross_entropy_of_nothing_is_nan_on_every_backend(backend, shape):
+    """torch gives nan for a mean over no rows, and a zero gradient of the empty input."""
+    x = lucid.zeros(*shape, device=backend, requires_grad=True)
+    t = lucid.zeros(shape[0], *shape[2:], dtype=lucid.int64, device=backend)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        loss = F.cross_entropy(x, t, label_smoothing=0.1)
+    assert np.isnan(loss.item())
+    loss.backward()
+    assert x.grad.shape == shape

@@ -52,6 +52,8 @@ class NnReference:
         """Per-row loss of logits (rows, n) against class indices: ``(loss, lse, wt)`` with the
         row log-sum-exp and the target's class weight (0 where ``ignore_index``)."""
         keep, t, wt, w = NnReference._ce_parts(x, target, weight, ignore_index)
+        if x.size == 0:  # no rows, or no classes (only valid with no rows left to score)
+            return (np.zeros(x.shape[0], x.dtype),) * 2 + (wt.astype(x.dtype),)
         m = np.max(x, axis=1, keepdims=True)
         lse = (m + np.log(np.sum(np.exp(x - m), axis=1, keepdims=True)))[:, 0]
         nll = lse - np.take_along_axis(x, t[:, None], 1)[:, 0]

@@ -86,6 +86,8 @@ class CrossEntropy(Op):
         else:
             gs = g if self.red == "sum" else be.div(g, self.denom)
             grow = be.broadcast_to(be.reshape(gs, (1,)), (x2.shape[0],))
+        if not x2.size:  # no rows or no classes: nothing to differentiate
+            return be.zeros(self.shape, be.dtype_of(x2)), None, None
         gx = be.cross_entropy_backward(x2, t1, lse, w, grow, *self.args)
         return _from_rows(be, gx, self.shape), None, None
 
