@@ -13,14 +13,18 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))  # op_db / opinfo helpers
 
+from devices import BACKENDS, float64_need, gpu_backend, gpu_float64  # noqa: E402
+
 import lucid  # noqa: E402
 
-BACKENDS = ("cpu", "numpy")
+TESTS = os.path.dirname(os.path.abspath(__file__)) + os.sep
+FLOAT64_DATA = (os.path.join(TESTS, "nn_ops") + os.sep,)  # float64 data against numpy
 
 
 @pytest.fixture(params=BACKENDS)
 def backend(request: pytest.FixtureRequest) -> str:
-    """Every backend test runs on "cpu" and on the plain-numpy reference backend."""
+    """Every backend test runs on "cpu" and on the plain-numpy reference backend; the op table
+    and ``tests/nn_ops`` widen this to ``devices.DEVICES`` (with "gpu" where MLX is installed)."""
     return request.param
 
 
@@ -36,9 +40,12 @@ def _lucid_state() -> object:
 
 
 @pytest.fixture
-def wide_float() -> type:
-    """The widest float dtype of the device under test: float64 here; the gpu folder
-    overrides it with float32 where its stream has no float64."""
+def wide_float(request: pytest.FixtureRequest) -> type:
+    """The widest float dtype of the device under test: float64, or float32 on a gpu stream
+    without float64."""
+    if "backend" in request.fixturenames and request.getfixturevalue("backend") == "gpu" \
+            and not gpu_float64():
+        return np.float32
     return np.float64
 
 
@@ -76,9 +83,23 @@ def pytest_configure(config: pytest.Config) -> None:
         "without float64 it is skipped, where every other gpu test runs in float32")
 
 
+def _on_gpu(item: pytest.Item) -> bool:
+    callspec = getattr(item, "callspec", None)
+    return callspec is not None and callspec.params.get("backend") == "gpu"
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Every test that needs torch is a parity test, wherever it lives, so ``-m parity`` runs
-    exactly the tests a torch-free run skips."""
+    exactly the tests a torch-free run skips. On a gpu stream without float64, the "gpu"
+    cases that need float64 are skipped; every other gpu case runs (in float32)."""
+    gpu = [item for item in items if _on_gpu(item)]
+    no_f64 = bool(gpu) and not gpu_float64()
     for item in items:
         if _uses_torch(item):
             item.add_marker(pytest.mark.parity)
+    for item in gpu if no_f64 else ():
+        need = float64_need(item, FLOAT64_DATA)
+        if need is not None:
+            kind = gpu_backend().kind  # type: ignore[attr-defined]
+            item.add_marker(pytest.mark.skip(
+                reason=f"needs float64 ({need}), which the MLX {kind} stream lacks"))

@@ -1,8 +1,10 @@
 """The op table: one entry per differentiable op (and the no-grad comparisons/logic).
 
 Each entry gives a forward test against numpy, a float64 gradcheck on every backend and a
-torch parity check (``test_ops.py``, ``test_parity_torch.py``). Adding an op means adding one
-entry here. Shape, movement and indexing entries live in ``op_db_shape.py``.
+torch parity check (``test_ops.py``, ``test_parity_torch.py``), on "cpu", "numpy" and "gpu".
+Adding an op means adding one entry here. Shape, movement and indexing entries live in
+``op_db_shape.py``; ``lucid.nn.functional`` in ``op_db_nn.py`` (with ``op_db_conv.py``,
+``op_db_pool.py`` and ``op_db_loss.py``).
 """
 
 from __future__ import annotations
@@ -404,9 +406,10 @@ MATMUL = [
 ]
 
 from op_db_extra import EXTRA  # noqa: E402
+from op_db_nn import NN_OPS  # noqa: E402
 from op_db_shape import SHAPE_OPS  # noqa: E402
 
-OP_DB: list[OpInfo] = ELEMENTWISE + REDUCTIONS + MATMUL + SHAPE_OPS + EXTRA
+OP_DB: list[OpInfo] = ELEMENTWISE + REDUCTIONS + MATMUL + SHAPE_OPS + EXTRA + NN_OPS
 
 _names = [i.name for i in OP_DB]
 assert len(set(_names)) == len(_names), "duplicate op_db names"

@@ -10,6 +10,7 @@ op run on strided views while gradients still flow to contiguous leaves.
 
 from __future__ import annotations
 
+import re
 import sys
 import zlib
 from collections.abc import Callable, Iterable
@@ -64,29 +65,55 @@ class T:
 class Sample:
     """Positional args (``T`` for tensors) and kwargs of one call. ``fd=False`` marks inputs
     at a kink (ties, values on a clamp bound), where finite differences are meaningless:
-    such samples are compared with torch's gradients only."""
+    such samples are compared with torch's gradients only. ``gpu_f32_xfail``: a known wrong
+    result of the float32 gpu-vs-cpu comparison, with its reason (a strict xfail)."""
 
-    def __init__(self, *args: Any, name: str = "", fd: bool = True, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, name: str = "", fd: bool = True, gpu_f32_xfail: str = "",
+                 **kwargs: Any) -> None:
         self.args = args
         self.kwargs = kwargs
         self.name = name
         self.fd = fd
+        self.gpu_f32_xfail = gpu_f32_xfail
 
     @property
     def tensors(self) -> list[T]:
-        return [a for a in self.args if isinstance(a, T)]
+        """Tensor arguments: the positional ones, then the keyword ones, in order."""
+        return [a for a in (*self.args, *self.kwargs.values()) if isinstance(a, T)]
 
     def __repr__(self) -> str:
         if self.name:
             return self.name
         parts = [repr(a) if isinstance(a, T) else _short(a) for a in self.args]
-        parts += [f"{k}={_short(v)}" for k, v in self.kwargs.items()]
+        parts += [f"{k}={v!r}" if isinstance(v, T) else f"{k}={_short(v)}"
+                  for k, v in self.kwargs.items()]
         return ",".join(parts)
 
 
 def _short(v: Any) -> str:
     s = repr(v).replace(" ", "")
     return s if len(s) < 24 else s[:21] + "..."
+
+
+@dataclass
+class ErrorInput:
+    """A call that must fail: ``call(m)`` with ``m`` a namespace of factories on the device
+    under test (``m.F``, ``m.zeros``, ``m.ones``, ``m.randn``, ``m.rand``, ``m.tensor``); it
+    raises ``exc`` with a message that ``re.search``-matches ``match``. ``torch=True``: the same
+    call made with torch raises the same type with a message that matches too."""
+
+    call: Callable[[Any], Any]
+    exc: type[BaseException]
+    match: str
+    torch: bool = True
+
+    def __repr__(self) -> str:
+        return f"{self.exc.__name__}:{self.match[:28]}"
+
+
+def exact(msg: str) -> str:
+    """A regex that matches exactly ``msg`` (torch's whole message)."""
+    return "^" + re.escape(msg) + "$"
 
 
 @dataclass
@@ -112,6 +139,7 @@ class OpInfo:
     parity: bool = True
     torch_grad: bool = True  # torch implements this derivative (floor_divide: it does not)
     exact_dtype: bool = True
+    error_inputs: list[ErrorInput] = field(default_factory=list)
     _cache: list | None = field(default=None, repr=False)
 
     def lucid_fn(self) -> Callable:
@@ -173,7 +201,9 @@ def bind(fn: Callable, sample: Sample) -> Callable:
     def f(*leaves: Any) -> Any:
         it = iter(leaves)
         args = [a.view(next(it)) if isinstance(a, T) else a for a in sample.args]
-        return fn(*args, **sample.kwargs)
+        kwargs = {k: v.view(next(it)) if isinstance(v, T) else v
+                  for k, v in sample.kwargs.items()}
+        return fn(*args, **kwargs)
 
     return f
 

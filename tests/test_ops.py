@@ -1,17 +1,28 @@
-"""op_db-driven tests: forward against numpy, float64 gradcheck, backward shapes, and the
-function/method forms, each on the "cpu" and the reference "numpy" backend."""
+"""op_db-driven tests: forward against numpy, float64 gradcheck, backward shapes, the calls
+that must fail, and the function/method forms, each on the "cpu" and the reference "numpy"
+backend and, where MLX is installed, on "gpu" (which is also compared with "cpu" in float32)."""
 
 from __future__ import annotations
 
+import re
+import types
 from typing import Any
 
 import numpy as np
 import pytest
+from devices import DEVICES, HAS_MLX
 from op_db import OP_DB
-from opinfo import OpInfo, Sample, as_list, bind, cases, lucid_leaves, numpy_leaves
+from opinfo import ErrorInput, OpInfo, Sample, as_list, bind, cases, lucid_leaves, numpy_leaves
 
 import lucid
+import lucid.nn.functional as F
 from lucid.autograd import gradcheck
+
+
+@pytest.fixture(params=DEVICES)
+def backend(request: pytest.FixtureRequest) -> str:
+    """The op table runs on every device."""
+    return request.param
 
 
 def _has_grad_input(s: Sample) -> bool:
@@ -117,6 +128,98 @@ def test_float32_matches_float64(info: OpInfo, sample: Sample) -> None:
             np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-4, atol=1e-5)
         else:
             assert a.dtype == b.dtype
+
+
+def _factories(device: str) -> types.SimpleNamespace:
+    """What an ``ErrorInput`` builds its call from, on ``device``."""
+    def on(fn: Any) -> Any:
+        return lambda *shape, dtype=None: fn(*shape, dtype=dtype, device=device)
+
+    return types.SimpleNamespace(
+        F=F, zeros=on(lucid.zeros), ones=on(lucid.ones), randn=on(lucid.randn),
+        rand=on(lucid.rand), tensor=lambda data: lucid.tensor(data, device=device),
+        float64=lucid.float64)
+
+
+def _error_cases(pred: Any = lambda e: True) -> list:
+    return [pytest.param(info, e, id=f"{info.name}-{k}-{e!r}") for info in OP_DB
+            for k, e in enumerate(info.error_inputs) if pred(e)]
+
+
+@pytest.mark.parametrize("info,err", _error_cases())
+def test_error_inputs(info: OpInfo, err: ErrorInput, backend: str) -> None:
+    with pytest.raises(err.exc) as raised:
+        err.call(_factories(backend))
+    assert raised.type is err.exc
+    assert re.search(err.match, str(raised.value)), str(raised.value)
+
+
+@pytest.mark.parametrize("info,err", _error_cases(lambda e: e.torch))
+def test_error_inputs_match_torch(info: OpInfo, err: ErrorInput, torch: Any) -> None:
+    """torch raises the same type for the same call, with a message the pattern matches."""
+    m = types.SimpleNamespace(F=torch.nn.functional, zeros=torch.zeros, ones=torch.ones,
+                              randn=torch.randn, rand=torch.rand, tensor=torch.tensor,
+                              float64=torch.float64)
+    with pytest.raises(err.exc) as raised:
+        err.call(m)
+    assert raised.type is err.exc
+    assert re.search(err.match, str(raised.value).split("\n")[0]), str(raised.value)
+
+
+def _run_f32(info: OpInfo, sample: Sample, device: str) -> tuple[list, list]:
+    """float32 values of the op and gradients of a fixed weighted sum of its outputs."""
+    leaves = lucid_leaves(sample, device, dtype=np.float32)
+    outs = as_list(bind(info.lucid_fn(), sample)(*leaves))
+    vals = [o.detach().numpy() for o in outs]
+    diff = [o for o in outs if o.requires_grad]
+    if not diff:
+        return vals, []
+    rng = np.random.default_rng(0)
+    total = None
+    for o in diff:
+        w = rng.uniform(0.5, 1.5, tuple(o.shape)).astype(np.float32)
+        term = (o * lucid.tensor(w, device=device)).sum()
+        total = term if total is None else total + term
+    total.backward()
+    return vals, [None if x.grad is None else x.grad.numpy() for x in leaves]
+
+
+def _close_f32(a: np.ndarray, b: np.ndarray, what: str) -> None:
+    assert a.shape == b.shape and a.dtype == b.dtype, what
+    if a.dtype.kind == "f":
+        scale = float(np.max(np.abs(b[np.isfinite(b)]), initial=1.0))
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=2e-5 * scale, err_msg=what)
+    else:
+        np.testing.assert_array_equal(a, b, err_msg=what)
+
+
+@pytest.mark.skipif(not HAS_MLX, reason="the gpu device needs mlx")
+@pytest.mark.parametrize("info,sample", _cases())
+def test_gpu_matches_cpu(info: OpInfo, sample: Sample, request: pytest.FixtureRequest) -> None:
+    """float32 values and gradients on "gpu" equal those on "cpu" to float32 tolerance."""
+    if sample.gpu_f32_xfail:
+        request.applymarker(pytest.mark.xfail(reason=sample.gpu_f32_xfail, strict=True))
+    cv, cg = _run_f32(info, sample, "cpu")
+    gv, gg = _run_f32(info, sample, "gpu")
+    assert len(cv) == len(gv)
+    for k, (a, b) in enumerate(zip(gv, cv)):
+        _close_f32(a, b, f"output {k}")
+    assert len(cg) == len(gg)
+    for k, (a, b) in enumerate(zip(gg, cg)):
+        assert (a is None) == (b is None), f"grad {k}"
+        if a is not None:
+            _close_f32(a, b, f"grad of input {k}")
+
+
+# functions of lucid.nn.functional tested outside the table, and where
+NOT_IN_TABLE = {"relu_": "in place: tests/nn_ops/test_activation.py::test_inplace"}
+
+
+def test_op_db_covers_nn_functional() -> None:
+    """Every public function of ``lucid.nn.functional`` has an op table entry."""
+    ops = {id(i.op) for i in OP_DB}
+    missing = {n for n in F.__all__ if id(getattr(F, n)) not in ops} - set(NOT_IN_TABLE)
+    assert not missing, sorted(missing)
 
 
 def test_op_db_covers_core_ops() -> None:

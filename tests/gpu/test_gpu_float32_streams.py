@@ -26,8 +26,8 @@ def _pytest(*args: str) -> subprocess.CompletedProcess:
 
 
 def test_float32_variants_run_and_float64_tests_skip_with_a_reason() -> None:
-    r = _pytest("tests/gpu/test_gpu_ops.py", "-k",
-                "(add-0 or exp-0) and (ops__forward or ops__gradcheck or ops__backward_shapes)")
+    r = _pytest("tests/test_ops.py", "-k",
+                "(gpu-add-0 or gpu-exp-0) and (forward or gradcheck or backward_shapes)")
     out = r.stdout
     assert r.returncode == 0, out[-3000:]
     counts = dict((k, int(n)) for n, k in re.findall(r"(\d+) (passed|skipped|failed)", out))
@@ -37,6 +37,16 @@ def test_float32_variants_run_and_float64_tests_skip_with_a_reason() -> None:
     skips = [line for line in out.splitlines() if line.startswith("SKIPPED")]
     assert skips and all("needs float64 (a float64 gradcheck), which the MLX cpu stream lacks"
                          in line for line in skips), skips
+
+
+def test_float64_data_tests_skip_on_the_gpu_only() -> None:
+    """``tests/nn_ops`` builds float64 data: its "gpu" cases skip there, its others run."""
+    r = _pytest("tests/nn_ops/test_activation.py", "-k", "inplace and relu6")
+    out = r.stdout
+    assert r.returncode == 0, out[-3000:]
+    skips = [line for line in out.splitlines() if line.startswith("SKIPPED")]
+    assert len(skips) == 1 and "needs float64 (float64 data" in skips[0], out[-3000:]
+    assert "2 passed, 1 skipped" in out, out[-3000:]  # "cpu" and "numpy" ran, "gpu" skipped
 
 
 def test_a_float64_type_error_is_a_failure_not_a_skip() -> None:
