@@ -12,6 +12,16 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from ..kernels._geometry import (
+    adaptive_index,
+    avg_windows,
+    conv_output_size,
+    covered_size,
+    effective_kernel,
+    window_index,
+    window_table,
+)
+
 Pair = tuple[int, int]
 Pads = tuple[Pair, Pair]
 
@@ -19,19 +29,15 @@ Pads = tuple[Pair, Pair]
 def _windows(x: np.ndarray, k: Pair, s: Pair, pads: Pads, d: Pair, out_hw: Pair) -> np.ndarray:
     """(N, C, OH, OW, KH, KW) view of the zero-padded input's windows."""
     (pt, pb), (pl, pr) = pads
-    need_h = (out_hw[0] - 1) * s[0] + (k[0] - 1) * d[0] + 1
-    need_w = (out_hw[1] - 1) * s[1] + (k[1] - 1) * d[1] + 1
+    need_h = covered_size(out_hw[0], k[0], s[0], d[0])
+    need_w = covered_size(out_hw[1], k[1], s[1], d[1])
     h, w = x.shape[2:]
     pb = max(pb, need_h - h - pt)
     pr = max(pr, need_w - w - pl)
     xp = np.pad(x, ((0, 0), (0, 0), (pt, pb), (pl, pr)))
-    eff = ((k[0] - 1) * d[0] + 1, (k[1] - 1) * d[1] + 1)
+    eff = (effective_kernel(k[0], d[0]), effective_kernel(k[1], d[1]))
     v = sliding_window_view(xp, eff, axis=(2, 3))
     return v[:, :, ::s[0], ::s[1], ::d[0], ::d[1]][:, :, :out_hw[0], :out_hw[1]]
-
-
-def _out(n: int, k: int, s: int, p0: int, p1: int, d: int) -> int:
-    return (n + p0 + p1 - d * (k - 1) - 1) // s + 1
 
 
 def conv2d(x: np.ndarray, w: np.ndarray, bias: np.ndarray | None, stride: Pair, padding: Pads,
@@ -39,8 +45,8 @@ def conv2d(x: np.ndarray, w: np.ndarray, bias: np.ndarray | None, stride: Pair, 
     n, c, h, wd = x.shape
     oc, cg, kh, kw = w.shape
     g = groups
-    oh = _out(h, kh, stride[0], *padding[0], dilation[0])
-    ow = _out(wd, kw, stride[1], *padding[1], dilation[1])
+    oh = conv_output_size(h, kh, stride[0], *padding[0], dilation[0])
+    ow = conv_output_size(wd, kw, stride[1], *padding[1], dilation[1])
     win = _windows(x, (kh, kw), stride, padding, dilation, (oh, ow))
     win = win.reshape(n, g, cg, oh, ow, kh, kw)
     y = np.einsum("ngchwij,gocij->ngohw", win, w.reshape(g, oc // g, cg, kh, kw), optimize=True)
@@ -56,8 +62,8 @@ def _scatter_windows(cols: np.ndarray, shape: Sequence[int], k: Pair, s: Pair, p
     n, c, h, w = shape
     (pt, _), (pl, _) = pads
     oh, ow = cols.shape[4:]
-    hp = max(h + pt, (oh - 1) * s[0] + (k[0] - 1) * d[0] + 1)
-    wp = max(w + pl, (ow - 1) * s[1] + (k[1] - 1) * d[1] + 1)
+    hp = max(h + pt, covered_size(oh, k[0], s[0], d[0]))
+    wp = max(w + pl, covered_size(ow, k[1], s[1], d[1]))
     canvas = np.zeros((n, c, hp, wp), cols.dtype)
     for i in range(k[0]):
         for j in range(k[1]):
@@ -96,8 +102,8 @@ def unfold(x: np.ndarray, kernel_size: Pair, dilation: Pair, padding: Pair, stri
            ) -> np.ndarray:
     n, c, h, w = x.shape
     pads = ((padding[0], padding[0]), (padding[1], padding[1]))
-    oh = _out(h, kernel_size[0], stride[0], *pads[0], dilation[0])
-    ow = _out(w, kernel_size[1], stride[1], *pads[1], dilation[1])
+    oh = conv_output_size(h, kernel_size[0], stride[0], *pads[0], dilation[0])
+    ow = conv_output_size(w, kernel_size[1], stride[1], *pads[1], dilation[1])
     win = _windows(x, kernel_size, stride, pads, dilation, (oh, ow))
     return np.ascontiguousarray(win.transpose(0, 1, 4, 5, 2, 3)).reshape(n, -1, oh * ow)
 
@@ -108,8 +114,8 @@ def fold(cols: np.ndarray, output_hw: Pair, kernel_size: Pair, dilation: Pair, p
     kh, kw = kernel_size
     h, w = output_hw
     pads = ((padding[0], padding[0]), (padding[1], padding[1]))
-    oh = _out(h, kh, stride[0], *pads[0], dilation[0])
-    ow = _out(w, kw, stride[1], *pads[1], dilation[1])
+    oh = conv_output_size(h, kh, stride[0], *pads[0], dilation[0])
+    ow = conv_output_size(w, kw, stride[1], *pads[1], dilation[1])
     c6 = cols.reshape(n, ck // (kh * kw), kh, kw, oh, ow)
     return _scatter_windows(c6, (n, ck // (kh * kw), h, w), kernel_size, stride, pads, dilation)
 
@@ -117,32 +123,13 @@ def fold(cols: np.ndarray, output_hw: Pair, kernel_size: Pair, dilation: Pair, p
 # ---- pooling: windows as index arrays (rows x cols), invalid positions masked -------------
 
 
-def _fixed_index(n_in: int, n_out: int, k: int, s: int, p: int, d: int) -> np.ndarray:
-    return (np.arange(n_out)[:, None] * s - p + np.arange(k)[None, :] * d).astype(np.int64)
-
-
-def _adaptive_index(n_in: int, n_out: int) -> np.ndarray:
-    o = np.arange(n_out)
-    start, end = (o * n_in) // n_out, -((-(o + 1) * n_in) // n_out)
-    k = int((end - start).max()) if n_out else 0
-    idx = start[:, None] + np.arange(k)[None, :]
-    return np.where(idx < end[:, None], idx, -1).astype(np.int64)  # -1 marks "not in window"
-
-
 def _gather(x: np.ndarray, rows: np.ndarray, cols: np.ndarray, fill: float
             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Window values (N, C, OH, OW, KH*KW), their validity and their flat indices ih*W + iw."""
-    h, w = x.shape[2:]
-    rv = (rows >= 0) & (rows < h)
-    cv = (cols >= 0) & (cols < w)
-    r = np.clip(rows, 0, max(h - 1, 0))[:, None, :, None]
-    c = np.clip(cols, 0, max(w - 1, 0))[None, :, None, :]
-    valid = (rv[:, None, :, None] & cv[None, :, None, :])  # (OH, OW, KH, KW)
-    vals = x[:, :, r, c]
-    vals = np.where(valid, vals, fill)
-    oh, ow, kh, kw = valid.shape
-    flat = (r * w + c).reshape(oh, ow, kh * kw)
-    return vals.reshape(*x.shape[:2], oh, ow, kh * kw), valid.reshape(oh, ow, kh * kw), flat
+    n, c, h, w = x.shape
+    flat, valid = window_table(h, w, rows, cols)
+    vals = np.where(valid, x.reshape(n, c, h * w)[:, :, flat], fill)
+    return vals, valid, flat
 
 
 def _max(x: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -164,15 +151,14 @@ def _max(x: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray,
 
 def max_pool2d(x: np.ndarray, kernel_size: Pair, stride: Pair, padding: Pair, dilation: Pair,
                out_hw: Pair) -> tuple[np.ndarray, np.ndarray]:
-    h, w = x.shape[2:]
-    rows = _fixed_index(h, out_hw[0], kernel_size[0], stride[0], padding[0], dilation[0])
-    cols = _fixed_index(w, out_hw[1], kernel_size[1], stride[1], padding[1], dilation[1])
+    rows = window_index(out_hw[0], kernel_size[0], stride[0], padding[0], dilation[0])
+    cols = window_index(out_hw[1], kernel_size[1], stride[1], padding[1], dilation[1])
     return _max(x, rows, cols)
 
 
 def adaptive_max_pool2d(x: np.ndarray, out_hw: Pair) -> tuple[np.ndarray, np.ndarray]:
     h, w = x.shape[2:]
-    return _max(x, _adaptive_index(h, out_hw[0]), _adaptive_index(w, out_hw[1]))
+    return _max(x, adaptive_index(h, out_hw[0]), adaptive_index(w, out_hw[1]))
 
 
 def max_pool2d_backward(gy: np.ndarray, idx: np.ndarray, input_shape: Sequence[int]
@@ -189,32 +175,23 @@ def max_pool2d_backward(gy: np.ndarray, idx: np.ndarray, input_shape: Sequence[i
     return dx.reshape(n, c, h, w)
 
 
-def _avg_divisor(n_in: int, n_out: int, k: int, s: int, p: int, count_include_pad: bool
-                 ) -> np.ndarray:
-    start = np.arange(n_out) * s - p
-    end = np.minimum(start + k, n_in + p)
-    if count_include_pad:
-        return end - start
-    return np.minimum(end, n_in) - np.maximum(start, 0)
-
-
 def _avg_setup(x_hw: Sequence[int], out_hw: Sequence[int], kernel_size: Pair, stride: Pair,
                padding: Pair, count_include_pad: bool, divisor_override: int | None) -> tuple:
-    rows = _fixed_index(x_hw[0], out_hw[0], kernel_size[0], stride[0], padding[0], 1)
-    cols = _fixed_index(x_hw[1], out_hw[1], kernel_size[1], stride[1], padding[1], 1)
+    rows = window_index(out_hw[0], kernel_size[0], stride[0], padding[0], 1)
+    cols = window_index(out_hw[1], kernel_size[1], stride[1], padding[1], 1)
     if divisor_override:
         div = np.full((out_hw[0], out_hw[1]), float(divisor_override))
     else:
-        dh = _avg_divisor(x_hw[0], out_hw[0], kernel_size[0], stride[0], padding[0],
-                          count_include_pad)
-        dw = _avg_divisor(x_hw[1], out_hw[1], kernel_size[1], stride[1], padding[1],
-                          count_include_pad)
+        dh = avg_windows(x_hw[0], out_hw[0], kernel_size[0], stride[0], padding[0],
+                         count_include_pad)[2]
+        dw = avg_windows(x_hw[1], out_hw[1], kernel_size[1], stride[1], padding[1],
+                         count_include_pad)[2]
         div = np.outer(dh, dw).astype(np.float64)
     return rows, cols, div
 
 
 def _adaptive_setup(x_hw: Sequence[int], out_hw: Sequence[int]) -> tuple:
-    rows, cols = _adaptive_index(x_hw[0], out_hw[0]), _adaptive_index(x_hw[1], out_hw[1])
+    rows, cols = adaptive_index(x_hw[0], out_hw[0]), adaptive_index(x_hw[1], out_hw[1])
     div = np.outer((rows >= 0).sum(1), (cols >= 0).sum(1)).astype(np.float64)
     return rows, cols, div
 

@@ -4,7 +4,7 @@ Convolutions run ``mx.conv_general`` (MLX works channels-last, so inputs are tra
 NHWC and back); their gradients are MLX's own vjp of the same call, so a transposed
 convolution (``conv2d_grad_input``) is the device kernel too. Pooling, ``unfold`` and ``fold``
 gather window values with a flat index table and scatter-add gradients with ``.at[].add``;
-the index tables depend only on shapes and are built with numpy on the host. Signatures
+the index tables depend only on shapes and come from ``lucid/kernels/_geometry.py``. Signatures
 follow the reference ``NumpyBackend`` (``lucid/backend/_conv_ref.py``).
 """
 
@@ -15,6 +15,15 @@ from typing import Any
 
 import numpy as np
 
+from ..kernels._geometry import (
+    adaptive_index,
+    avg_windows,
+    conv_output_size,
+    covered_size,
+    im2col_table,
+    window_index,
+    window_table,
+)
 from ._gpu_common import mx
 
 Array = Any
@@ -38,8 +47,8 @@ def _empty_out(x_shape: Sequence[int], w_shape: Sequence[int], stride: Pair, pad
     if 0 not in tuple(x_shape) and 0 not in tuple(w_shape):
         return None
     (pt, pb), (pl, pr) = padding
-    oh = _out(x_shape[2], w_shape[2], stride[0], pt, pb, dilation[0])
-    ow = _out(x_shape[3], w_shape[3], stride[1], pl, pr, dilation[1])
+    oh = conv_output_size(x_shape[2], w_shape[2], stride[0], pt, pb, dilation[0])
+    ow = conv_output_size(x_shape[3], w_shape[3], stride[1], pl, pr, dilation[1])
     return (x_shape[0], w_shape[0], max(oh, 0), max(ow, 0))
 
 
@@ -109,7 +118,7 @@ def _mm(a: Array, b: Array) -> Array:
 def _windows(xp: Array, k: Pair, s: Pair, d: Pair, out_hw: Pair) -> Array:
     """(N, C*kH*kW, OH*OW) windows of an already padded input."""
     n, c, h, w = xp.shape
-    flat, _ = _im2col_table(h, w, k, d, (0, 0), s, out_hw)
+    flat, _ = im2col_table(h, w, k, d, (0, 0), s, out_hw)
     vals = mx.take(mx.reshape(xp, (n, c, h * w)), mx.array(flat.reshape(-1).astype(np.int32)),
                    axis=2)
     return mx.reshape(vals, (n, c * k[0] * k[1], out_hw[0] * out_hw[1]))
@@ -123,8 +132,8 @@ def _gemm_conv(x: Array, w: Array, stride: Pair, padding: Pads, dilation: Pair, 
     empty = _empty_out(x.shape, w.shape, stride, padding, dilation)
     if empty is not None:
         return mx.zeros(empty, x.dtype)
-    oh = _out(x.shape[2], kh, stride[0], pt, pb, dilation[0])
-    ow = _out(x.shape[3], kw, stride[1], pl, pr, dilation[1])
+    oh = conv_output_size(x.shape[2], kh, stride[0], pt, pb, dilation[0])
+    ow = conv_output_size(x.shape[3], kw, stride[1], pl, pr, dilation[1])
     if 0 in (n, oc, oh, ow):
         return mx.zeros((n, oc, max(oh, 0), max(ow, 0)), x.dtype)
     xp = mx.pad(x, [(0, 0), (0, 0), (int(pt), int(pb)), (int(pl), int(pr))])
@@ -140,13 +149,13 @@ def _gemm_grad_input(gy: Array, w: Array, input_shape: Sequence[int], stride: Pa
     oc, cg, kh, kw = w.shape
     oh, ow = gy.shape[2:]
     (pt, _), (pl, _) = padding
-    hc = max(h + pt, (oh - 1) * stride[0] + (kh - 1) * dilation[0] + 1)
-    wc = max(wd + pl, (ow - 1) * stride[1] + (kw - 1) * dilation[1] + 1)
+    hc = max(h + pt, covered_size(oh, kh, stride[0], dilation[0]))
+    wc = max(wd + pl, covered_size(ow, kw, stride[1], dilation[1]))
     if 0 in (n, c, oh, ow) or 0 in tuple(w.shape):
         return mx.zeros((n, c, h, wd), gy.dtype)
     wt = mx.swapaxes(mx.reshape(w, (1, groups, oc // groups, cg * kh * kw)), -1, -2)
     cols = _mm(wt, mx.reshape(gy, (n, groups, oc // groups, oh * ow)))
-    flat, _ = _im2col_table(hc, wc, (kh, kw), dilation, (0, 0), stride, (oh, ow))
+    flat, _ = im2col_table(hc, wc, (kh, kw), dilation, (0, 0), stride, (oh, ow))
     canvas = mx.zeros((n * c, hc * wc), gy.dtype)
     planes = mx.reshape(mx.arange(n * c), (-1, 1))
     canvas = canvas.at[planes, mx.array(flat.reshape(1, -1).astype(np.int32))].add(
@@ -163,8 +172,8 @@ def _gemm_grad_weight(x: Array, gy: Array, weight_shape: Sequence[int], stride: 
     oh, ow = gy.shape[2:]
     if 0 in (n, oh, ow) or 0 in tuple(weight_shape) or 0 in tuple(x.shape):
         return mx.zeros(tuple(weight_shape), x.dtype)
-    need_h = (oh - 1) * stride[0] + (kh - 1) * dilation[0] + 1
-    need_w = (ow - 1) * stride[1] + (kw - 1) * dilation[1] + 1
+    need_h = covered_size(oh, kh, stride[0], dilation[0])
+    need_w = covered_size(ow, kw, stride[1], dilation[1])
     h, w = x.shape[2:]
     xp = mx.pad(x, [(0, 0), (0, 0), (int(pt), int(max(pb, need_h - h - pt))),
                     (int(pl), int(max(pr, need_w - w - pl)))])
@@ -175,35 +184,7 @@ def _gemm_grad_weight(x: Array, gy: Array, weight_shape: Sequence[int], stride: 
     return mx.reshape(dw, tuple(weight_shape)).astype(x.dtype)
 
 
-# ---- window index tables (shape-only, numpy) ----------------------------------------------
-
-
-def _out(n: int, k: int, s: int, p0: int, p1: int, d: int) -> int:
-    return (n + p0 + p1 - d * (k - 1) - 1) // s + 1
-
-
-def _fixed_index(n_out: int, k: int, s: int, p: int, d: int) -> np.ndarray:
-    return (np.arange(n_out)[:, None] * s - p + np.arange(k)[None, :] * d).astype(np.int64)
-
-
-def _adaptive_index(n_in: int, n_out: int) -> np.ndarray:
-    o = np.arange(n_out)
-    start, end = (o * n_in) // n_out, -((-(o + 1) * n_in) // n_out)
-    k = int((end - start).max()) if n_out else 0
-    idx = start[:, None] + np.arange(k)[None, :]
-    return np.where(idx < end[:, None], idx, -1).astype(np.int64)
-
-
-def _table(h: int, w: int, rows: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Flat positions ih*W + iw (OH, OW, K) of each window and their validity."""
-    rv = (rows >= 0) & (rows < h)
-    cv = (cols >= 0) & (cols < w)
-    r = np.clip(rows, 0, max(h - 1, 0))[:, None, :, None]
-    c = np.clip(cols, 0, max(w - 1, 0))[None, :, None, :]
-    valid = rv[:, None, :, None] & cv[None, :, None, :]
-    oh, ow, kh, kw = valid.shape
-    flat = np.broadcast_to(r * w + c, valid.shape).reshape(oh, ow, kh * kw)
-    return flat, valid.reshape(oh, ow, kh * kw)
+# ---- pooling: windows gathered through the shape-only index tables of kernels/_geometry ----
 
 
 def _gather(x: Array, flat: np.ndarray, valid: np.ndarray, fill: float) -> Array:
@@ -233,7 +214,7 @@ def _max(x: Array, rows: np.ndarray, cols: np.ndarray) -> tuple[Array, Array]:
     shape = (n, c, len(rows), len(cols))
     if 0 in shape or rows.shape[1] == 0 or cols.shape[1] == 0:
         return mx.zeros(shape, x.dtype), mx.zeros(shape, mx.int64)
-    flat, valid = _table(h, w, rows, cols)
+    flat, valid = window_table(h, w, rows, cols)
     vals = _gather(x, flat, valid, -float("inf"))
     k = vals.shape[-1]
     nan = mx.isnan(vals)
@@ -251,14 +232,14 @@ def _max(x: Array, rows: np.ndarray, cols: np.ndarray) -> tuple[Array, Array]:
 def max_pool2d(x: Array, kernel_size: Pair, stride: Pair, padding: Pair, dilation: Pair,
                out_hw: Pair) -> tuple[Array, Array]:
     """Max pooling: ``(y, int64 flat indices ih*W + iw)``, torch's choice on ties and NaN."""
-    rows = _fixed_index(out_hw[0], kernel_size[0], stride[0], padding[0], dilation[0])
-    cols = _fixed_index(out_hw[1], kernel_size[1], stride[1], padding[1], dilation[1])
+    rows = window_index(out_hw[0], kernel_size[0], stride[0], padding[0], dilation[0])
+    cols = window_index(out_hw[1], kernel_size[1], stride[1], padding[1], dilation[1])
     return _max(x, rows, cols)
 
 
 def adaptive_max_pool2d(x: Array, out_hw: Pair) -> tuple[Array, Array]:
     h, w = x.shape[2:]
-    return _max(x, _adaptive_index(h, out_hw[0]), _adaptive_index(w, out_hw[1]))
+    return _max(x, adaptive_index(h, out_hw[0]), adaptive_index(w, out_hw[1]))
 
 
 def max_pool2d_backward(gy: Array, idx: Array, input_shape: Sequence[int]) -> Array:
@@ -270,32 +251,23 @@ def max_pool2d_backward(gy: Array, idx: Array, input_shape: Sequence[int]) -> Ar
     return mx.reshape(dx, (n, c, h, w))
 
 
-def _avg_divisor(n_in: int, n_out: int, k: int, s: int, p: int, count_include_pad: bool
-                 ) -> np.ndarray:
-    start = np.arange(n_out) * s - p
-    end = np.minimum(start + k, n_in + p)
-    if count_include_pad:
-        return end - start
-    return np.minimum(end, n_in) - np.maximum(start, 0)
-
-
 def _avg_setup(x_hw: Sequence[int], out_hw: Sequence[int], kernel_size: Pair, stride: Pair,
                padding: Pair, count_include_pad: bool, divisor_override: int | None) -> tuple:
-    rows = _fixed_index(out_hw[0], kernel_size[0], stride[0], padding[0], 1)
-    cols = _fixed_index(out_hw[1], kernel_size[1], stride[1], padding[1], 1)
+    rows = window_index(out_hw[0], kernel_size[0], stride[0], padding[0], 1)
+    cols = window_index(out_hw[1], kernel_size[1], stride[1], padding[1], 1)
     if divisor_override:
         div = np.full((out_hw[0], out_hw[1]), float(divisor_override))
     else:
-        dh = _avg_divisor(x_hw[0], out_hw[0], kernel_size[0], stride[0], padding[0],
-                          count_include_pad)
-        dw = _avg_divisor(x_hw[1], out_hw[1], kernel_size[1], stride[1], padding[1],
-                          count_include_pad)
+        dh = avg_windows(x_hw[0], out_hw[0], kernel_size[0], stride[0], padding[0],
+                         count_include_pad)[2]
+        dw = avg_windows(x_hw[1], out_hw[1], kernel_size[1], stride[1], padding[1],
+                         count_include_pad)[2]
         div = np.outer(dh, dw).astype(np.float64)
     return rows, cols, div
 
 
 def _adaptive_setup(x_hw: Sequence[int], out_hw: Sequence[int]) -> tuple:
-    rows, cols = _adaptive_index(x_hw[0], out_hw[0]), _adaptive_index(x_hw[1], out_hw[1])
+    rows, cols = adaptive_index(x_hw[0], out_hw[0]), adaptive_index(x_hw[1], out_hw[1])
     div = np.outer((rows >= 0).sum(1), (cols >= 0).sum(1)).astype(np.float64)
     return rows, cols, div
 
@@ -304,7 +276,7 @@ def _avg(x: Array, rows: np.ndarray, cols: np.ndarray, div: np.ndarray) -> Array
     n, c, h, w = x.shape
     if 0 in (n, c, len(rows), len(cols)) or rows.shape[1] == 0 or cols.shape[1] == 0:
         return mx.zeros((n, c, len(rows), len(cols)), x.dtype)
-    flat, valid = _table(h, w, rows, cols)
+    flat, valid = window_table(h, w, rows, cols)
     vals = _gather(x, flat, valid, 0.0)
     return (mx.sum(vals, axis=-1) / mx.array(div, x.dtype)).astype(x.dtype)
 
@@ -314,7 +286,7 @@ def _avg_back(gy: Array, rows: np.ndarray, cols: np.ndarray, div: np.ndarray,
     n, c, h, w = input_shape
     if gy.size == 0:
         return mx.zeros((n, c, h, w), gy.dtype)
-    flat, valid = _table(h, w, rows, cols)
+    flat, valid = window_table(h, w, rows, cols)
     share = (gy / mx.array(div, gy.dtype))[..., None] * mx.array(valid, gy.dtype)
     return _scatter(share, flat, input_shape)
 
@@ -347,28 +319,12 @@ def adaptive_avg_pool2d_backward(gy: Array, input_shape: Sequence[int]) -> Array
 # ---- unfold / fold (im2col and its adjoint) -------------------------------------------------
 
 
-def _im2col_table(h: int, w: int, kernel_size: Pair, dilation: Pair, padding: Pair,
-                  stride: Pair, out_hw: Pair) -> tuple[np.ndarray, np.ndarray]:
-    """Flat positions (KH, KW, OH, OW) into the unpadded plane, and their validity."""
-    kh, kw = kernel_size
-    oh, ow = out_hw
-    r = (np.arange(kh)[:, None] * dilation[0] + np.arange(oh)[None, :] * stride[0]
-         - padding[0])  # (KH, OH)
-    c = (np.arange(kw)[:, None] * dilation[1] + np.arange(ow)[None, :] * stride[1]
-         - padding[1])  # (KW, OW)
-    rv, cv = (r >= 0) & (r < h), (c >= 0) & (c < w)
-    valid = rv[:, None, :, None] & cv[None, :, None, :]
-    flat = (np.clip(r, 0, max(h - 1, 0))[:, None, :, None] * w
-            + np.clip(c, 0, max(w - 1, 0))[None, :, None, :])
-    return np.broadcast_to(flat, valid.shape), valid
-
-
 def unfold(x: Array, kernel_size: Pair, dilation: Pair, padding: Pair, stride: Pair) -> Array:
     """(N, C, H, W) -> (N, C*kH*kW, L) sliding windows (torch's ``unfold``)."""
     n, c, h, w = x.shape
-    oh = _out(h, kernel_size[0], stride[0], padding[0], padding[0], dilation[0])
-    ow = _out(w, kernel_size[1], stride[1], padding[1], padding[1], dilation[1])
-    flat, valid = _im2col_table(h, w, kernel_size, dilation, padding, stride, (oh, ow))
+    oh = conv_output_size(h, kernel_size[0], stride[0], padding[0], padding[0], dilation[0])
+    ow = conv_output_size(w, kernel_size[1], stride[1], padding[1], padding[1], dilation[1])
+    flat, valid = im2col_table(h, w, kernel_size, dilation, padding, stride, (oh, ow))
     kk = kernel_size[0] * kernel_size[1]
     if 0 in (n, c, oh, ow, h, w):
         return mx.zeros((n, c * kk, max(oh, 0) * max(ow, 0)), x.dtype)
@@ -386,9 +342,9 @@ def fold(cols: Array, output_hw: Pair, kernel_size: Pair, dilation: Pair, paddin
     kk = kernel_size[0] * kernel_size[1]
     h, w = output_hw
     c = ck // kk
-    oh = _out(h, kernel_size[0], stride[0], padding[0], padding[0], dilation[0])
-    ow = _out(w, kernel_size[1], stride[1], padding[1], padding[1], dilation[1])
-    flat, valid = _im2col_table(h, w, kernel_size, dilation, padding, stride, (oh, ow))
+    oh = conv_output_size(h, kernel_size[0], stride[0], padding[0], padding[0], dilation[0])
+    ow = conv_output_size(w, kernel_size[1], stride[1], padding[1], padding[1], dilation[1])
+    flat, valid = im2col_table(h, w, kernel_size, dilation, padding, stride, (oh, ow))
     out = mx.zeros((n * c, h * w), cols.dtype)
     if cols.size and h * w:
         v = mx.reshape(cols, (n * c, -1)) * mx.array(valid.reshape(1, -1), cols.dtype)

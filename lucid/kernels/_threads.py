@@ -39,6 +39,10 @@ Torch imported first, microseconds, "workqueue" vs "omp" on torch's pool (the ch
 1M row sum 218-239 vs 72-78, 1M row max 261-279 vs 109-120, 1M relu_backward 360-407 vs
 272-280, step with an extra torch.relu 2.04-2.27 ms vs 1.80-1.98 ms (lucid imported first,
 "omp", own libgomp: 66-80 / 110-121 / 270-285 us).
+
+Inside lucid's parallel kernels two more rules hold: every parallel launch holds
+``PARALLEL_LOCK``, and kernels whose numba threads call BLAS (conv's GEMMs) run under
+``ONE_BLAS_THREAD``, which sets scipy's OpenBLAS to one thread and restores it afterwards.
 """
 
 from __future__ import annotations
@@ -212,3 +216,86 @@ def use_parallel(n: int, kind: str = "reduce") -> bool:
 def reset_threshold() -> None:
     """Forget cached thresholds (after changing ``LUCID_PARALLEL_THRESHOLD`` or ``THRESHOLDS``)."""
     _THRESHOLD_CACHE.clear()
+
+
+# ---- BLAS threads inside parallel kernels ------------------------------------------------
+
+
+class BlasThreads:
+    """Sets scipy's OpenBLAS to one thread while numba threads call BLAS, then restores it.
+
+    numba's ``np.dot`` calls scipy's BLAS. With two threads each calling a multithreaded
+    OpenBLAS, OpenBLAS warns "Detect OpenMP Loop and this application may hang" and the pools
+    oversubscribe the cores. The setter is process-wide: another Python thread calling scipy's
+    BLAS during the kernel runs single-threaded for that time (numpy's own copy is untouched).
+    """
+
+    def __init__(self) -> None:
+        self.ready = False
+        self.ok = False
+        self.libs: list[tuple[object, object]] = []
+        self.lock = threading.Lock()
+        self.depth = 0  # calls inside (several Python threads may run kernels at once)
+        self.prev: list[int] = []
+
+    def _probe(self) -> None:
+        self.ready = True
+        try:  # NOTE: scipy's BLAS is loaded only when a conv first needs its thread count
+            import scipy
+            import scipy.linalg.cython_blas  # noqa: F401  (loads the BLAS numba calls)
+        except ImportError:
+            return
+        name = ""
+        try:
+            name = str(scipy.__config__.CONFIG["Build Dependencies"]["blas"]["name"])
+        except (AttributeError, KeyError, TypeError):
+            pass
+        if "openblas" not in name.lower():
+            return
+        paths = _loaded_libraries("openblas")
+        # numba's np.dot calls scipy's BLAS; numpy's own copy (wheels ship two) is left alone
+        # unless it is the only one, so numpy matmuls in other threads keep their threads.
+        own = os.sep + "numpy.libs" + os.sep
+        paths = [p for p in paths if own not in p] or paths
+        for path in paths:
+            try:
+                lib = ctypes.CDLL(path, mode=getattr(os, "RTLD_NOLOAD", 0))
+            except OSError:
+                continue
+            for sym in (
+                "openblas_set_num_threads",
+                "scipy_openblas_set_num_threads",
+                "scipy_openblas_set_num_threads64_",
+            ):
+                setter = getattr(lib, sym, None)
+                getter = getattr(lib, sym.replace("_set_", "_get_"), None)
+                if setter is not None and getter is not None:
+                    getter.restype = ctypes.c_int
+                    setter.argtypes = [ctypes.c_int]
+                    self.libs.append((setter, getter))
+                    break
+        self.ok = bool(self.libs)
+
+    def available(self) -> bool:
+        if not self.ready:
+            self._probe()
+        return self.ok
+
+    def __enter__(self) -> None:
+        with self.lock:
+            if self.depth == 0:
+                self.prev = [int(g()) for _, g in self.libs]  # type: ignore[operator]
+                for s, _ in self.libs:
+                    s(1)  # type: ignore[operator]
+            self.depth += 1
+
+    def __exit__(self, *exc: object) -> None:
+        with self.lock:
+            self.depth -= 1
+            if self.depth == 0:
+                for (s, _), n in zip(self.libs, self.prev):
+                    s(n)  # type: ignore[operator]
+
+
+# ``with ONE_BLAS_THREAD:`` around a parallel launch whose threads call BLAS (conv's GEMMs).
+ONE_BLAS_THREAD = BlasThreads()

@@ -6,7 +6,7 @@ straight into the NCHW output (``w[g] @ cols``), or gives the column gradient
 (``w[g].T @ gy``, scattered back by col2im), or adds to the chunk's weight gradient
 (``gy @ cols.T``). Chunks of images go to numba's threads, each calling single-threaded BLAS:
 the OpenBLAS behind numba's ``np.dot`` (scipy's) is set to one thread for the duration of the
-call and restored after.
+call and restored after (``_threads.ONE_BLAS_THREAD``).
 Small problems (and machines where that control is unavailable) run the serial build, whose
 GEMMs use BLAS's own threads.
 
@@ -37,16 +37,15 @@ forward + backward then measured 11.7 ms (torch 7.5), the first layer 1.0 ms (to
 
 from __future__ import annotations
 
-import ctypes
-import os
-import threading
 from collections.abc import Sequence
 
 import numba
 import numpy as np
 
 from . import _conv_kernels as K
-from ._threads import PARALLEL_LOCK, _loaded_libraries, use_parallel
+from ._geometry import conv_output_size
+from ._threads import ONE_BLAS_THREAD as _BLAS
+from ._threads import PARALLEL_LOCK, use_parallel
 
 __all__ = [
     "conv2d",
@@ -55,21 +54,16 @@ __all__ = [
     "unfold",
     "fold",
     "supports",
-    "output_size",
 ]
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 Pads = tuple[tuple[int, int], tuple[int, int]]
 
+
 def supports(*arrays: np.ndarray) -> bool:
     """True when the kernels handle these arrays (all float32 or all float64)."""
     d = arrays[0].dtype
     return d in _FLOATS and all(a.dtype == d for a in arrays)
-
-
-def output_size(n_in: int, k: int, s: int, p0: int, p1: int, d: int) -> int:
-    """Number of windows along one axis: (n + p0 + p1 - d*(k-1) - 1) // s + 1."""
-    return (n_in + p0 + p1 - d * (k - 1) - 1) // s + 1
 
 
 def _check_stride(stride: Sequence[int]) -> None:
@@ -80,86 +74,6 @@ def _check_stride(stride: Sequence[int]) -> None:
                          f"{stride[0]} stride_width: {stride[1]}")
 
 
-# --------------------------------------------------------------------------- BLAS threads
-
-
-class _BlasThreads:
-    """Sets scipy's OpenBLAS to one thread while numba threads call BLAS, then restores it.
-
-    numba's ``np.dot`` calls scipy's BLAS. With two threads each calling a multithreaded
-    OpenBLAS, OpenBLAS warns "Detect OpenMP Loop and this application may hang" and the pools
-    oversubscribe the cores. The setter is process-wide: another Python thread calling scipy's
-    BLAS during the kernel runs single-threaded for that time (numpy's own copy is untouched).
-    """
-
-    def __init__(self) -> None:
-        self.ready = False
-        self.ok = False
-        self.libs: list[tuple[object, object]] = []
-        self.lock = threading.Lock()
-        self.depth = 0  # calls inside (several Python threads may run kernels at once)
-        self.prev: list[int] = []
-
-    def _probe(self) -> None:
-        self.ready = True
-        try:  # NOTE: scipy's BLAS is loaded only when a conv first needs its thread count
-            import scipy
-            import scipy.linalg.cython_blas  # noqa: F401  (loads the BLAS numba calls)
-        except ImportError:
-            return
-        name = ""
-        try:
-            name = str(scipy.__config__.CONFIG["Build Dependencies"]["blas"]["name"])
-        except (AttributeError, KeyError, TypeError):
-            pass
-        if "openblas" not in name.lower():
-            return
-        paths = _loaded_libraries("openblas")
-        # numba's np.dot calls scipy's BLAS; numpy's own copy (wheels ship two) is left alone
-        # unless it is the only one, so numpy matmuls in other threads keep their threads.
-        own = os.sep + "numpy.libs" + os.sep
-        paths = [p for p in paths if own not in p] or paths
-        for path in paths:
-            try:
-                lib = ctypes.CDLL(path, mode=getattr(os, "RTLD_NOLOAD", 0))
-            except OSError:
-                continue
-            for sym in (
-                "openblas_set_num_threads",
-                "scipy_openblas_set_num_threads",
-                "scipy_openblas_set_num_threads64_",
-            ):
-                setter = getattr(lib, sym, None)
-                getter = getattr(lib, sym.replace("_set_", "_get_"), None)
-                if setter is not None and getter is not None:
-                    getter.restype = ctypes.c_int
-                    setter.argtypes = [ctypes.c_int]
-                    self.libs.append((setter, getter))
-                    break
-        self.ok = bool(self.libs)
-
-    def available(self) -> bool:
-        if not self.ready:
-            self._probe()
-        return self.ok
-
-    def __enter__(self) -> None:
-        with self.lock:
-            if self.depth == 0:
-                self.prev = [int(g()) for _, g in self.libs]  # type: ignore[operator]
-                for s, _ in self.libs:
-                    s(1)  # type: ignore[operator]
-            self.depth += 1
-
-    def __exit__(self, *exc: object) -> None:
-        with self.lock:
-            self.depth -= 1
-            if self.depth == 0:
-                for (s, _), n in zip(self.libs, self.prev):
-                    s(n)  # type: ignore[operator]
-
-
-_BLAS = _BlasThreads()
 
 
 def _work(n: int, oc: int, oh: int, ow: int, cg: int, kh: int, kw: int) -> int:
@@ -180,12 +94,6 @@ def _split(n_items: int, work: int, blas: bool = True) -> int:
     if blas and not _BLAS.available():
         return 1
     return min(CHUNKS_PER_THREAD * numba.get_num_threads(), n_items)
-
-
-# NOTE: numba's "workqueue" threading layer aborts the process when two Python threads launch
-# parallel kernels at once; conv and pool hold PARALLEL_LOCK (kernels/_threads.py) around
-# their launches.
-
 
 
 def _run(pair: tuple, nt: int, *args: object) -> None:
@@ -231,8 +139,8 @@ def conv2d(
     (pt, pb), (pl, pr) = padding
     sh, sw = stride
     dh, dw = dilation
-    oh = output_size(h, kh, sh, pt, pb, dh)
-    ow = output_size(wd, kw, sw, pl, pr, dw)
+    oh = conv_output_size(h, kh, sh, pt, pb, dh)
+    ow = conv_output_size(wd, kw, sw, pl, pr, dw)
     ocg = oc // g
     out = np.empty((n, g, ocg, oh, ow), x.dtype)
     x5 = _c(x).reshape(n, g, cg, h, wd)
@@ -322,8 +230,8 @@ def unfold(
     n, c, h, wd = x.shape
     kh, kw = kernel_size
     ph, pw = padding
-    oh = output_size(h, kh, stride[0], ph, ph, dilation[0])
-    ow = output_size(wd, kw, stride[1], pw, pw, dilation[1])
+    oh = conv_output_size(h, kh, stride[0], ph, ph, dilation[0])
+    ow = conv_output_size(wd, kw, stride[1], pw, pw, dilation[1])
     cols = np.empty((n, c * kh * kw, oh * ow), x.dtype)
     if cols.size == 0:
         return cols
@@ -351,8 +259,8 @@ def fold(
     kh, kw = kernel_size
     h, wd = output_hw
     ph, pw = padding
-    oh = output_size(h, kh, stride[0], ph, ph, dilation[0])
-    ow = output_size(wd, kw, stride[1], pw, pw, dilation[1])
+    oh = conv_output_size(h, kh, stride[0], ph, ph, dilation[0])
+    ow = conv_output_size(wd, kw, stride[1], pw, pw, dilation[1])
     if kh < 1 or kw < 1 or oh < 1 or ow < 1 or nl != oh * ow:
         raise ValueError(f"fold: cols of shape {tuple(cols.shape)} do not match kernel_size "
                          f"{tuple(kernel_size)} and output size {tuple(output_hw)} "

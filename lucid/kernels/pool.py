@@ -1,8 +1,8 @@
 """2-D pooling kernels over (N, C, H, W): max (with argmax indices), average and adaptive.
 
-Windows are index arrays per output row and column (see ``_pool_kernels``), built here with
-torch's rules, so one max kernel and one average kernel serve every option: padding,
-dilation, ceil_mode, count_include_pad, divisor_override and adaptive windows. Max pooling
+Windows are index arrays per output row and column (see ``_pool_kernels``), built by
+``_geometry`` with torch's rules, so one max kernel and one average kernel serve every option:
+padding, dilation, ceil_mode, count_include_pad, divisor_override and adaptive windows. Max pooling
 returns torch's indices (flat ``ih * W + iw`` within each plane) and its backward scatters
 through them; average pooling's backward spreads each gradient over its window. 2x2 windows
 with stride 2 (the usual CNN downsampling) have their own unrolled kernel.
@@ -26,8 +26,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from . import _pool_kernels as K
-from ._threads import use_parallel
-from .conv import PARALLEL_LOCK
+from ._geometry import adaptive_bounds, avg_windows, max_windows
+from ._threads import PARALLEL_LOCK, use_parallel
 
 __all__ = [
     "max_pool2d",
@@ -37,9 +37,6 @@ __all__ = [
     "adaptive_avg_pool2d",
     "adaptive_avg_pool2d_backward",
     "adaptive_max_pool2d",
-    "max_windows",
-    "avg_windows",
-    "adaptive_windows",
     "supports",
 ]
 
@@ -52,41 +49,11 @@ def supports(x: np.ndarray) -> bool:
     return x.dtype in _FLOATS
 
 
-def max_windows(n_in: int, n_out: int, k: int, s: int, p: int, d: int
-                ) -> tuple[np.ndarray, np.ndarray]:
-    """First in-bounds position and clipped end of each dilated window along one axis."""
-    start = np.arange(n_out, dtype=np.int64) * s - p
-    end = np.minimum(start + (k - 1) * d + 1, n_in)
-    neg = start < 0
-    start[neg] += (-start[neg] + d - 1) // d * d
-    if np.any(start >= end):
-        raise ValueError("a pooling window lies entirely in the padding")
-    return start, end
-
-
-def avg_windows(n_in: int, n_out: int, k: int, s: int, p: int, count_include_pad: bool
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Clipped window bounds and the per-axis divisor factor, as torch's avg_pool2d."""
-    start = np.arange(n_out, dtype=np.int64) * s - p
-    end = np.minimum(start + k, n_in + p)
-    size = end - start
-    start = np.maximum(start, 0)
-    end = np.minimum(end, n_in)
-    div = size if count_include_pad else end - start
-    return start, end, div
-
-
-def adaptive_windows(n_in: int, n_out: int) -> tuple[np.ndarray, np.ndarray]:
-    """torch's adaptive windows: [floor(o*n/m), ceil((o+1)*n/m))."""
-    o = np.arange(n_out, dtype=np.int64)
-    return (o * n_in) // n_out, -((-(o + 1) * n_in) // n_out)
-
-
 def _call(pair: tuple, x: np.ndarray, *args: object) -> None:
     """Run the parallel build over planes from 2**18 elements, else the serial one."""
     ser, par = pair
     if x.shape[0] > 1 and use_parallel(x.size, "elementwise"):
-        with PARALLEL_LOCK:  # see conv.PARALLEL_LOCK
+        with PARALLEL_LOCK:  # see _threads.PARALLEL_LOCK
             par(x, *args)
     else:
         ser(x, *args)
@@ -129,7 +96,7 @@ def max_pool2d(x: np.ndarray, kernel_size: Pair, stride: Pair, padding: Pair, di
 def adaptive_max_pool2d(x: np.ndarray, out_hw: Pair) -> tuple[np.ndarray, np.ndarray]:
     """Adaptive max pooling of (N, C, H, W) to ``out_hw``; returns (values, indices)."""
     h, w = x.shape[2:]
-    return _max(x, adaptive_windows(h, out_hw[0]), adaptive_windows(w, out_hw[1]), 1, 1, out_hw)
+    return _max(x, adaptive_bounds(h, out_hw[0]), adaptive_bounds(w, out_hw[1]), 1, 1, out_hw)
 
 
 def max_pool2d_backward(gy: np.ndarray, idx: np.ndarray, input_shape: Sequence[int]
@@ -212,8 +179,8 @@ def avg_pool2d_backward(gy: np.ndarray, input_shape: Sequence[int], kernel_size:
 
 
 def _adaptive_params(x_hw: Sequence[int], out_hw: Sequence[int], dtype: np.dtype) -> tuple:
-    hs, he = adaptive_windows(x_hw[0], out_hw[0])
-    ws, we = adaptive_windows(x_hw[1], out_hw[1])
+    hs, he = adaptive_bounds(x_hw[0], out_hw[0])
+    ws, we = adaptive_bounds(x_hw[1], out_hw[1])
     return hs, he, ws, we, (he - hs).astype(dtype), (we - ws).astype(dtype)
 
 

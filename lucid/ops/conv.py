@@ -13,6 +13,12 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor
 from ..autograd.function import Op
+from ..kernels._geometry import (
+    conv_output_size,
+    conv_transpose_output_size,
+    effective_kernel,
+    same_padding,
+)
 
 __all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "unfold", "fold"]
 
@@ -172,7 +178,7 @@ def _check_shape(xs: tuple, ws: tuple, bias: Tensor | None, groups: int, pads: t
                            f"{ws[2]} kernel_width: {ws[3]}")
     if not transposed:
         padded = [xs[2 + i] + pads[i][0] + pads[i][1] for i in range(2)]
-        kernel = [dilation[i] * (ws[2 + i] - 1) + 1 for i in range(2)]
+        kernel = [effective_kernel(ws[2 + i], dilation[i]) for i in range(2)]
         if any(p < k for p, k in zip(padded, kernel)):
             raise RuntimeError(
                 f"Calculated padded input size per channel: ({_fmt(padded[2 - n:])}). Kernel "
@@ -196,8 +202,7 @@ def _conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, paddi
         elif padding == "same":
             if any(s != 1 for s in stride_t):
                 raise RuntimeError("padding='same' is not supported for strided convolutions")
-            tot = [d * (k - 1) for d, k in zip(dil, ks)]
-            pads = tuple((t // 2, t - t // 2) for t in tot)
+            pads = tuple(same_padding(k, d) for d, k in zip(dil, ks))
         else:
             raise RuntimeError(f"Invalid padding string: '{padding}'")
     else:
@@ -215,8 +220,8 @@ def _conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, paddi
     _check_shape(x4, w4, bias, groups, pads, stride_t, dil, False, n,
                  (xs if not unbatched else (1, *xs), tuple(weight.shape)))
     _check_dtypes(input, weight, bias)
-    oh = (x4[2] + pads[0][0] + pads[0][1] - dil[0] * (w4[2] - 1) - 1) // stride_t[0] + 1
-    ow = (x4[3] + pads[1][0] + pads[1][1] - dil[1] * (w4[3] - 1) - 1) // stride_t[1] + 1
+    oh = conv_output_size(x4[2], w4[2], stride_t[0], *pads[0], dil[0])
+    ow = conv_output_size(x4[3], w4[3], stride_t[1], *pads[1], dil[1])
     y4 = (x4[0], w4[0], oh, ow)
     y = y4 if n == 2 else (y4[0], y4[1], ow)
     geom = _Geom(xs=xs, ws=tuple(weight.shape), x4=x4, w4=w4, y4=y4,
@@ -284,7 +289,7 @@ def _conv_t(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, pad
                 f"{dil[1]}" if n == 2 else
                 f"output_padding: {op[1]} stride: {st[1]} dilation: {dil[1]}"))
     _check_dtypes(input, weight, bias)
-    out = [(x4[2 + i] - 1) * st[i] - 2 * pd[i] + dil[i] * (w4[2 + i] - 1) + op[i] + 1
+    out = [conv_transpose_output_size(x4[2 + i], w4[2 + i], st[i], pd[i], dil[i], op[i])
            for i in range(2)]
     if any(o <= 0 for o in out):
         ins = [x4[2], x4[3]][2 - n:]
@@ -361,7 +366,7 @@ def _window_args(kernel_size: Any, dilation: Any, padding: Any, stride: Any) -> 
 
 
 def _blocks(hw: tuple, k: tuple, d: tuple, p: tuple, s: tuple) -> tuple[int, int]:
-    return tuple((hw[i] + 2 * p[i] - d[i] * (k[i] - 1) - 1) // s[i] + 1 for i in range(2))
+    return tuple(conv_output_size(hw[i], k[i], s[i], p[i], p[i], d[i]) for i in range(2))
 
 
 class Im2Col(Op):

@@ -12,6 +12,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.function import Op, also_saved
+from ..kernels._geometry import effective_kernel, pool_output_size
 from ._util import wrap
 
 __all__ = ["max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
@@ -87,21 +88,6 @@ class AdaptiveAvgPool2D(Op):
         return be.reshape(gx, p.xs), None
 
 
-def _out_size(n: int, k: int, pad: int, s: int, d: int, ceil: bool) -> int:
-    """torch's pooling_output_shape (with its checks)."""
-    if s == 0:
-        raise RuntimeError("stride should not be zero")
-    if pad < 0:
-        raise RuntimeError(f"pad must be non-negative, but got pad: {pad}")
-    if pad > int(((k - 1) * d + 1) / 2):
-        raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
-                           f"pad={pad}, kernel_size={k} and dilation={d}")
-    out = (n + 2 * pad - d * (k - 1) - 1 + (s - 1 if ceil else 0)) // s + 1
-    if ceil and (out - 1) * s >= n + pad:
-        out -= 1
-    return out
-
-
 def _two(v: Any, msg: str, default: Any = None) -> tuple[int, int]:
     if default is not None and (v is None or (isinstance(v, (tuple, list)) and not v)):
         return default
@@ -123,8 +109,8 @@ def _pool2d_geom(input: Tensor, name: str, kernel_size: Any, stride: Any, paddin
     d = _two(dilation, f"{name}: dilation must be either a single int, or a tuple of two ints")
     xs = tuple(input.shape)
     h, w = xs[-2], xs[-1]
-    oh = _out_size(h, k[0], p[0], s[0], d[0], ceil_mode)
-    ow = _out_size(w, k[1], p[1], s[1], d[1], ceil_mode)
+    oh = pool_output_size(h, k[0], p[0], s[0], d[0], ceil_mode)
+    ow = pool_output_size(w, k[1], p[1], s[1], d[1], ceil_mode)
     if k[0] <= 0 or k[1] <= 0:
         raise RuntimeError(f"kernel size should be greater than zero, but got kH: {k[0]} kW: "
                            f"{k[1]}")
@@ -205,7 +191,8 @@ def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     if p > k // 2:
         raise RuntimeError(f"max_pool1d() padding should be at most half of kernel size, but "
                            f"got padding={p} and kernel_size={k}")
-    ol = _out_size(xs[-1], k, p, s, d, ceil_mode) if p <= ((k - 1) * d + 1) // 2 else 0
+    fits = p <= effective_kernel(k, d) // 2
+    ol = pool_output_size(xs[-1], k, p, s, d, ceil_mode) if fits else 0
     if ol < 1:
         raise RuntimeError(f"max_pool1d() Invalid computed output size: {ol}")
     res = max_pool2d(input.unsqueeze(-2), (1, k), (1, s), (0, p), (1, d), ceil_mode, True)
