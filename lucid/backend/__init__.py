@@ -1,6 +1,7 @@
 """Backends by device name: "cpu" (numpy + lucid.kernels) and, on request, "gpu" (mlx).
 
-Backends load lazily and are cached; ``import lucid`` never imports mlx.
+Backends load lazily and are cached; ``import lucid`` never imports mlx. ``transfer`` moves an
+array from one backend to another.
 """
 
 from __future__ import annotations
@@ -9,8 +10,9 @@ import importlib
 from typing import Any
 
 from .._device import device_name
+from ._transfer import transfer
 
-__all__ = ["get_backend", "register_backend", "available_backends"]
+__all__ = ["get_backend", "register_backend", "available_backends", "transfer"]
 
 _FACTORIES: dict[str, str | Any] = {
     "cpu": "lucid.backend.cpu:CpuBackend",

@@ -11,6 +11,7 @@ import numpy as np
 from .. import _dtype
 from .._dtype import torch_name
 from .._tensor import Tensor
+from ..backend import transfer
 
 
 def typename(obj: Any) -> str:
@@ -62,7 +63,7 @@ def convert_array(arr: Any, src: Any, be: Any, dt: _dtype.dtype | None) -> Any:
             dt = _dtype.from_numpy_dtype(arr.dtype)
         return be.from_numpy(np.asarray(arr, dtype=dt.np))
     if src is not be:
-        arr = be.from_numpy(np.array(src.to_numpy(arr)))
+        arr = transfer(arr, src, be, copy=True)
     if dt is not None and be.dtype_of(arr) is not dt:
         arr = be.astype(arr, dt)
     return arr

@@ -11,7 +11,7 @@ from typing import Any
 
 from .. import _dtype
 from .._tensor import Tensor, _init
-from ..backend import get_backend
+from ..backend import get_backend, transfer
 from ..ops.creation import tensor
 
 __all__ = ["Parameter", "Buffer"]
@@ -28,7 +28,7 @@ def _unwrap(data: Any, dtype: Any, device: Any) -> tuple[Any, Any, list | None]:
         if device is not None:
             dst = get_backend(device)
             if dst is not be:
-                arr, be, vc = dst.from_numpy(be.to_numpy(arr).copy()), dst, None
+                arr, be, vc = transfer(arr, be, dst, copy=True), dst, None
         if dtype is not None:
             d = _dtype.to_dtype(dtype)
             if be.dtype_of(arr) is not d:

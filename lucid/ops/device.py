@@ -11,7 +11,7 @@ from .. import _dtype
 from .._device import device as _device_cls
 from .._tensor import Tensor
 from ..autograd.function import Op
-from ..backend import get_backend
+from ..backend import get_backend, transfer
 from ._util import cast
 from .shape import clone
 
@@ -19,10 +19,10 @@ from .shape import clone
 class ToDevice(Op):
     def forward(self, x, dst):
         self.dst = dst
-        return dst.from_numpy(self.be.to_numpy(x))
+        return transfer(x, self.be, dst, copy=False)
 
     def backward(self, g):
-        return self.be.from_numpy(self.dst.to_numpy(g)), None
+        return transfer(g, self.dst, self.be, copy=False), None
 
 
 def to_device(t: Tensor, dst: Any) -> Tensor:

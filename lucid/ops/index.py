@@ -12,6 +12,7 @@ from .. import _dtype
 from .._dims import norm_dim
 from .._tensor import Tensor, _make
 from ..autograd.function import Op, _device_mismatch
+from ..backend import transfer
 from ._util import cast, shape_of, sum_to, wrap
 from .creation import full
 from .inplace import inplace
@@ -31,7 +32,7 @@ def _convert_index(idx: Any, be: Any) -> tuple[Any, bool, tuple[Tensor, ...]]:
         if isinstance(it, Tensor):
             if it._be is not be and it._be.name == "cpu" and be.name == "gpu":
                 # cpu indices are accepted for a tensor on another device, as in PyTorch
-                it = _make(be.from_numpy(it._be.to_numpy(it._data)), be, False, None)
+                it = _make(transfer(it._data, it._be, be, copy=False), be, False, None)
             if it._be is not be:
                 raise RuntimeError(
                     "indices should be either on cpu or on the same device as the indexed tensor "
