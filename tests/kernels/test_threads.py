@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -92,3 +93,30 @@ def test_unprotected_blas_forces_serial(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setitem(_threads._STATE, "openblas_protected", False)
     monkeypatch.delenv("LUCID_PARALLEL_THRESHOLD", raising=False)
     assert _threads.parallel_threshold() == float("inf")
+
+
+def test_one_blas_thread_nests_and_restores() -> None:
+    """``BlasThreads`` sets every controlled BLAS to one thread on the outermost entry and
+    restores the previous counts on the outermost exit, across Python threads."""
+    counts = [4, 2]
+
+    def lib(i: int) -> tuple:
+        return (lambda n: counts.__setitem__(i, n)), (lambda: counts[i])
+
+    bt = _threads.BlasThreads()
+    bt.ready, bt.ok, bt.libs = True, True, [lib(0), lib(1)]
+    assert bt.available()
+    with bt:
+        assert counts == [1, 1]
+        with bt:
+            assert counts == [1, 1] and bt.depth == 2
+        assert counts == [1, 1]
+    assert counts == [4, 2] and bt.depth == 0
+
+    def work(_: int) -> list[int]:
+        with bt:
+            return list(counts)
+
+    with ThreadPoolExecutor(3) as pool:
+        assert all(c == [1, 1] for c in pool.map(work, range(20)))
+    assert counts == [4, 2] and bt.depth == 0
