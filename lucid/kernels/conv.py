@@ -74,8 +74,6 @@ def _check_stride(stride: Sequence[int]) -> None:
                          f"{stride[0]} stride_width: {stride[1]}")
 
 
-
-
 def _work(n: int, oc: int, oh: int, ow: int, cg: int, kh: int, kw: int) -> int:
     # multiply-adds / 8: a parallel build pays from ~2M multiply-adds (~0.2 ms serial)
     return n * oc * oh * ow * cg * kh * kw // 8
