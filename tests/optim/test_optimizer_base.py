@@ -307,3 +307,37 @@ def test_adagrad_creates_state_in_the_constructor() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         opt.state_dict()
+
+
+def test_a_subclass_defines_only_its_per_parameter_rule() -> None:
+    """``Optimizer.step`` runs hooks, closure, lazy state and write-back for any rule."""
+
+    class Scaled(optim.Optimizer):
+        def __init__(self, params):
+            super().__init__(params, {"lr": 0.5})
+
+        def prepare_group(self, group):
+            return float(group["lr"])
+
+        def init_state(self, state, param, group):
+            state["count"] = 0
+
+        def apply_single(self, grad, param, state, lr):
+            state["count"] += 1
+            return (param,), (param._data - lr * grad._data,)
+
+    a, b = nn.Parameter(lucid.ones(2)), nn.Parameter(lucid.ones(3))
+    a.grad = lucid.ones(2)
+    opt = Scaled([a, b])
+    calls: list[str] = []
+    opt.register_step_pre_hook(lambda o, args, kwargs: calls.append("pre"))
+    opt.register_step_post_hook(lambda o, args, kwargs: calls.append("post"))
+    version = a._version
+    assert opt.step(lambda: calls.append("closure") or 7) == 7
+    assert calls == ["pre", "closure", "post"]
+    np.testing.assert_array_equal(a.detach().numpy(), [0.5, 0.5])
+    assert a._version == version + 1 and b not in opt.state
+    opt.step()
+    assert opt.state[a]["count"] == 2 and opt.state_dict()["state"] == {0: {"count": 2}}
+    with pytest.raises(NotImplementedError):
+        optim.Optimizer([a], {}).step()
