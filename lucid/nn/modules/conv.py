@@ -7,6 +7,7 @@ from typing import Any
 
 from ... import ops
 from ..._tensor import Tensor
+from ...kernels._geometry import conv_transpose_output_size, same_padding
 from .. import functional as F
 from .. import init
 from ..module import Module
@@ -112,10 +113,9 @@ class _ConvNd(Module):
         if isinstance(self.padding, str):
             if self.padding == "valid":
                 return input, 0
-            total = [d * (k - 1) for d, k in zip(self.dilation, self.kernel_size)]
             pads = []
-            for t in reversed(total):
-                pads += [t // 2, t - t // 2]
+            for k, d in reversed(list(zip(self.kernel_size, self.dilation))):
+                pads += list(same_padding(k, d))
         else:
             pads = []
             for p in reversed(self.padding):
@@ -195,7 +195,7 @@ class ConvTranspose2d(_ConvNd):
         if output_size is not None:
             size = tuple(output_size)[-2:]
             op = tuple(
-                s - ((i - 1) * st - 2 * p + d * (k - 1) + 1)
+                s - conv_transpose_output_size(i, k, st, p, d, 0)
                 for s, i, st, p, d, k in zip(size, input.shape[-2:], self.stride, self.padding,
                                              self.dilation, self.kernel_size)
             )
