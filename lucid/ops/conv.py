@@ -70,7 +70,7 @@ class Convolution(Op):
                       w if self.parents[0] is not None else None)
         if p.empty:
             y = be.zeros(p.y4, be.dtype_of(x))
-            if b is not None:
+            if b is not None and p.y4[1]:
                 y = be.add(y, be.reshape(b, (1, p.y4[1], 1, 1)))
             return be.reshape(y, p.y)
         x4, w4 = be.reshape(x, p.x4), be.reshape(w, p.w4)
@@ -111,7 +111,9 @@ class Convolution(Op):
             else:
                 gw = be.conv2d_grad_weight(g4, x4, p.w4, p.stride, p.pads, p.dilation, p.groups)
             gw = be.reshape(gw, p.ws)
-        if self.parents[2] is not None:  # two reductions: 2x faster than one over (0, 2, 3)
+        if self.parents[2] is not None and p.y4[1] != p.ws[0] and not p.transposed:
+            gb = be.zeros((p.ws[0],), be.dtype_of(g))  # the bias went unused (no channels)
+        elif self.parents[2] is not None:  # two reductions: 2x faster than one over (0, 2, 3)
             gb = be.sum(be.sum(be.reshape(g4, (p.y4[0], p.y4[1], p.y4[2] * p.y4[3])), 2), 0)
         return gx, gw, gb, None
 
@@ -176,6 +178,8 @@ def _check_shape(xs: tuple, ws: tuple, bias: Tensor | None, groups: int, pads: t
     if ws[2] <= 0 or ws[3] <= 0:
         raise RuntimeError(f"kernel size should be greater than zero, but got kernel_height: "
                            f"{ws[2]} kernel_width: {ws[3]}")
+    if transposed and 0 in ws[:2]:
+        raise RuntimeError(f"non-empty 2D or 4D weight tensor expected, but got: {list(ws)}")
     if not transposed:
         padded = [xs[2 + i] + pads[i][0] + pads[i][1] for i in range(2)]
         kernel = [effective_kernel(ws[2 + i], dilation[i]) for i in range(2)]
@@ -184,6 +188,9 @@ def _check_shape(xs: tuple, ws: tuple, bias: Tensor | None, groups: int, pads: t
                 f"Calculated padded input size per channel: ({_fmt(padded[2 - n:])}). Kernel "
                 f"size: ({_fmt(kernel[2 - n:])}). Kernel size can't be greater than actual input "
                 "size")
+    if xs[0] and xs[1] and 0 in xs[2:]:
+        raise RuntimeError(f"Only zero batch or zero channel inputs are supported, but got "
+                           f"input shape: {list(xs)}")
 
 
 def _fmt(vals: list[int]) -> str:
@@ -222,7 +229,7 @@ def _conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, paddi
     _check_dtypes(input, weight, bias)
     oh = conv_output_size(x4[2], w4[2], stride_t[0], *pads[0], dil[0])
     ow = conv_output_size(x4[3], w4[3], stride_t[1], *pads[1], dil[1])
-    y4 = (x4[0], w4[0], oh, ow)
+    y4 = (x4[0], w4[0] if x4[1] else 0, oh, ow)  # torch: no input channels, no output ones
     y = y4 if n == 2 else (y4[0], y4[1], ow)
     geom = _Geom(xs=xs, ws=tuple(weight.shape), x4=x4, w4=w4, y4=y4,
                  y=y[1:] if unbatched else y, stride=stride_t, pads=pads, dilation=dil,

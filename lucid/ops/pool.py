@@ -84,6 +84,13 @@ class AdaptiveAvgPool2D(Op):
 
     def backward(self, g):  # type: ignore[override]
         be, p = self.be, self.geom
+        gs = list(g.shape)
+        empty = [i for i in range(1, len(gs)) if gs[i] == 0]
+        if empty:  # torch refuses this backward
+            raise RuntimeError(
+                "adaptive_avg_pool2d_backward(): Expected grad_output to have non-zero size for "
+                f"non-batch dimensions, but grad_output has sizes {gs} with dimension "
+                f"{empty[0]} being empty")
         gx = be.adaptive_avg_pool2d_backward(be.reshape(g, p.y4), p.x4)
         return be.reshape(gx, p.xs), None
 
