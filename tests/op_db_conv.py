@@ -179,8 +179,7 @@ def _ct2d_samples(rng: np.random.Generator) -> Iterable[Sample]:
     for i, (n, cin, coutg, h, w, k, s, p, op, d, g) in enumerate(CT_CASES):
         n = n if i == 0 else 1
         yield Sample(_r(rng, n, cin, h, w), _r(rng, cin, coutg, *k), _r(rng, coutg * g), s, p,
-                     op, g, d, gpu_f32_xfail="float32 backward on gpu: the output is cropped to "
-                     "the wrong size" if op >= s else "")
+                     op, g, d)
     yield Sample(_r(rng, 4, 3, 3), _r(rng, 4, 2, 2, 2), stride=2, name="unbatched")
 
 

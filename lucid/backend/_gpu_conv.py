@@ -76,6 +76,24 @@ def conv2d(x: Array, w: Array, bias: Array | None, stride: Pair, padding: Pads, 
     return y.astype(x.dtype)
 
 
+def _reach(x_shape: Sequence[int], gy_shape: Sequence[int], w_shape: Sequence[int],
+           stride: Pair, padding: Pads, dilation: Pair) -> tuple[list[int], tuple]:
+    """Per spatial axis, the input length the output's windows reach (an input longer than
+    that, as a transposed convolution's output with output_padding, has an unread tail), and
+    the padding to use over that length (no trailing padding where the tail was cut)."""
+    cov, pads = [], []
+    for i in range(2):
+        reach = covered_size(gy_shape[2 + i], w_shape[2 + i], stride[i], dilation[i]) \
+            - padding[i][0]
+        if reach < x_shape[2 + i]:
+            cov.append(reach)
+            pads.append((padding[i][0], 0))
+        else:
+            cov.append(x_shape[2 + i])
+            pads.append(tuple(padding[i]))
+    return cov, tuple(pads)
+
+
 def conv2d_grad_input(gy: Array, w: Array, input_shape: Sequence[int], stride: Pair,
                       padding: Pads, dilation: Pair, groups: int) -> Array:
     """d(conv2d)/dx applied to ``gy`` (also a transposed convolution's forward)."""
@@ -83,8 +101,14 @@ def conv2d_grad_input(gy: Array, w: Array, input_shape: Sequence[int], stride: P
         return _gemm_grad_input(gy, w, input_shape, stride, padding, dilation, groups)
     if _empty_out(input_shape, w.shape, stride, padding, dilation) is not None or gy.size == 0:
         return mx.zeros(tuple(input_shape), gy.dtype)
-    x0 = mx.zeros(tuple(input_shape), gy.dtype)
-    _, (gx,) = mx.vjp(lambda x: _conv(x, w, stride, padding, dilation, groups), [x0], [gy])
+    # a transposed convolution's output may exceed what the windows reach (output_padding):
+    # differentiate over the covered part and give the rest zero gradient
+    cov, pads = _reach(input_shape, gy.shape, w.shape, stride, padding, dilation)
+    x0 = mx.zeros((*input_shape[:2], *cov), gy.dtype)
+    _, (gx,) = mx.vjp(lambda x: _conv(x, w, stride, pads, dilation, groups), [x0], [gy])
+    if tuple(cov) != tuple(input_shape[2:]):
+        gx = mx.pad(gx, [(0, 0), (0, 0), (0, input_shape[2] - cov[0]),
+                         (0, input_shape[3] - cov[1])])
     return gx
 
 
@@ -95,8 +119,12 @@ def conv2d_grad_weight(x: Array, gy: Array, weight_shape: Sequence[int], stride:
         return _gemm_grad_weight(x, gy, weight_shape, stride, padding, dilation, groups)
     if _empty_out(x.shape, weight_shape, stride, padding, dilation) is not None or gy.size == 0:
         return mx.zeros(tuple(weight_shape), x.dtype)
+    # positions past the windows' reach (a transposed convolution's output_padding) carry no
+    # gradient: crop them so the convolution's output matches ``gy``
+    cov, pads = _reach(x.shape, gy.shape, weight_shape, stride, padding, dilation)
+    x = x[:, :, :cov[0], :cov[1]]
     w0 = mx.zeros(tuple(weight_shape), x.dtype)
-    _, (gw,) = mx.vjp(lambda w: _conv(x, w, stride, padding, dilation, groups), [w0], [gy])
+    _, (gw,) = mx.vjp(lambda w: _conv(x, w, stride, pads, dilation, groups), [w0], [gy])
     return gw.astype(x.dtype)
 
 
