@@ -19,7 +19,7 @@ import pytest
 
 import lucid
 from lucid.ops.loss import cross_entropy
-from lucid.ops.norm import batch_norm, layer_norm
+from lucid.ops.normalization import batch_norm, layer_norm
 
 rng = np.random.default_rng(0)
 

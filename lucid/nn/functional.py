@@ -72,7 +72,7 @@ from ..ops.nn_misc import (
     one_hot,
     scaled_dot_product_attention,
 )
-from ..ops.norm import (
+from ..ops.normalization import (
     batch_norm,
     group_norm,
     instance_norm,

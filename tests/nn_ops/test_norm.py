@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import lucid
-import lucid.ops.norm as N
+import lucid.ops.normalization as N
 from lucid.kernels import norm as KN
 
 REPO = Path(__file__).resolve().parents[2]

@@ -11,8 +11,6 @@ composed from elementwise ops.
 from __future__ import annotations
 
 import math
-import sys
-import types
 from typing import Any
 
 import numpy as np
@@ -282,15 +280,3 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
         out.copy_(r)  # type: ignore[attr-defined]
         return out
     return r
-
-
-class _CallableModule(types.ModuleType):
-    """NOTE: importing this module rebinds the attribute ``lucid.ops.norm`` (until then the
-    vector-norm function from ``reduce``) to the module; calling it keeps ``lucid.ops.norm(x)``
-    working."""
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Tensor:
-        return _r.norm(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule
