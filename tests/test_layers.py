@@ -27,7 +27,8 @@ LAYERS = [
 # inside lucid.ops, the submodules in the order they may import each other
 OPS_ORDER = ["_util", "creation", "shape", "device", "inplace", "index", "elementwise",
              "select", "reduce", "movement", "matmul", "linalg", "random", "activation",
-             "normalization", "loss", "conv", "pool", "nn_misc", "tensor_methods"]
+             "normalization", "loss", "conv", "pool", "dropout", "embedding",
+             "interpolate", "attention", "tensor_methods"]
 
 
 def _modules() -> dict[str, str]:

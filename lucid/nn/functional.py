@@ -40,6 +40,7 @@ from ..ops.activation import (
     tanhshrink,
     threshold,
 )
+from ..ops.attention import scaled_dot_product_attention
 from ..ops.conv import (
     conv1d,
     conv2d,
@@ -48,6 +49,9 @@ from ..ops.conv import (
     fold,
     unfold,
 )
+from ..ops.dropout import dropout, dropout1d, dropout2d, dropout3d
+from ..ops.embedding import embedding, one_hot
+from ..ops.interpolate import interpolate
 from ..ops.loss import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
@@ -59,19 +63,8 @@ from ..ops.loss import (
     nll_loss,
     smooth_l1_loss,
 )
-from ..ops.matmul import linear
+from ..ops.matmul import bilinear, linear
 from ..ops.movement import pad
-from ..ops.nn_misc import (
-    bilinear,
-    dropout,
-    dropout1d,
-    dropout2d,
-    dropout3d,
-    embedding,
-    interpolate,
-    one_hot,
-    scaled_dot_product_attention,
-)
 from ..ops.normalization import (
     batch_norm,
     group_norm,

@@ -2,7 +2,8 @@
 before it): ``_util`` (coercion, casts), ``creation``, ``shape`` (views), ``device``,
 ``inplace`` (views and in-place writes), ``index``, ``elementwise``, ``select``, ``reduce``,
 ``movement``, ``matmul``, ``linalg``, ``random``, then the nn ops
-(``activation``, ``norm``, ``loss``, ``conv``, ``pool``, ``nn_misc``). ``tensor_methods``
+(``activation``, ``normalization``, ``loss``, ``conv``, ``pool``, ``dropout``,
+``embedding``, ``interpolate``, ``attention``). ``tensor_methods``
 binds them to ``Tensor``; tests/test_layers.py checks the order.
 """
 

@@ -8,6 +8,9 @@ from typing import Any
 from .._dtype import bool_, c10_name
 from .._tensor import Tensor
 from ..autograd.function import Op, _device_mismatch
+from . import elementwise as _e
+from . import reduce as _r
+from . import shape as _s
 from ._util import broadcast_error, broadcast_shapes, sum_to
 from .shape import unsqueeze
 
@@ -217,5 +220,32 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 
 
 __all__ = [
-    "bmm", "dot", "ger", "inner", "linear", "matmul", "mm", "mv", "outer"
+    "bilinear", "bmm", "dot", "ger", "inner", "linear", "matmul", "mm", "mv", "outer"
 ]
+
+
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None
+             ) -> Tensor:
+    """``y[..., o] = x1[..., :] @ weight[o] @ x2[..., :] + bias[o]``.
+
+    Example::
+
+        y = bilinear(lucid.randn(4, 3), lucid.randn(4, 5), lucid.randn(2, 3, 5))   # (4, 2)
+    """
+    if weight.ndim != 3:
+        raise RuntimeError(f"bilinear(): weight must be 3-D, got {weight.ndim}-D")
+    o, i1, i2 = weight.shape
+    if input1.shape[-1] != i1 or input2.shape[-1] != i2 or \
+            tuple(input1.shape[:-1]) != tuple(input2.shape[:-1]):
+        raise RuntimeError(
+            f"bilinear(): input sizes do not match the weight: input1 {list(input1.shape)}, "
+            f"input2 {list(input2.shape)}, weight {list(weight.shape)}")
+    lead = tuple(input1.shape[:-1])
+    x1 = _s.reshape(input1, -1, i1)
+    x2 = _s.reshape(input2, -1, 1, i2)
+    w = _s.reshape(_s.permute(weight, 1, 0, 2), i1, o * i2)
+    t = _s.reshape(matmul(x1, w), -1, o, i2)
+    y = _r.sum(_e.mul(t, x2), -1)
+    if bias is not None:
+        y = _e.add(y, bias)
+    return _s.reshape(y, *lead, o)

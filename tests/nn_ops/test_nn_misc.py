@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import lucid
+import lucid.nn.functional as M
 from lucid.autograd import gradcheck
-from lucid.ops import nn_misc as M
 
 
 def _t(a, backend, rg=False):
