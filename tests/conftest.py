@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 import os
 import re
 import sys
@@ -13,7 +12,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))  # op_db / opinfo helpers
 
-from devices import BACKENDS, float64_need, gpu_backend, gpu_float64  # noqa: E402
+from devices import BACKENDS, float64_need, gpu_backend, gpu_float64, source  # noqa: E402
 
 import lucid  # noqa: E402
 
@@ -68,13 +67,7 @@ def _uses_torch(item: pytest.Item) -> bool:
     if isinstance(getattr(module, "torch", None), types.ModuleType):
         return True
     fn = getattr(item, "function", None)
-    if fn is None:
-        return False
-    try:
-        src = inspect.getsource(fn)
-    except (OSError, TypeError):
-        return False
-    return _TORCH_IN_BODY.search(src) is not None
+    return fn is not None and _TORCH_IN_BODY.search(source(fn)) is not None
 
 
 def pytest_configure(config: pytest.Config) -> None:

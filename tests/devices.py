@@ -47,8 +47,13 @@ def float64_need(item: pytest.Item, float64_dirs: tuple[str, ...] = ()) -> str |
     if float64_dirs and str(item.path).startswith(float64_dirs):
         return "float64 data against float64 numpy references"
     fn = getattr(item, "function", None)
+    return "a float64 gradcheck" if fn is not None and "gradcheck(" in source(fn) else None
+
+
+@functools.cache
+def source(fn: object) -> str:
+    """A test function's source, read once however many parametrized items share it."""
     try:
-        src = inspect.getsource(fn) if fn is not None else ""
+        return inspect.getsource(fn)  # type: ignore[arg-type]
     except (OSError, TypeError):
-        src = ""
-    return "a float64 gradcheck" if "gradcheck(" in src else None
+        return ""
