@@ -65,16 +65,13 @@ class T:
 class Sample:
     """Positional args (``T`` for tensors) and kwargs of one call. ``fd=False`` marks inputs
     at a kink (ties, values on a clamp bound), where finite differences are meaningless:
-    such samples are compared with torch's gradients only. ``gpu_f32_xfail``: a known wrong
-    result of the float32 gpu-vs-cpu comparison, with its reason (a strict xfail)."""
+    such samples are compared with torch's gradients only."""
 
-    def __init__(self, *args: Any, name: str = "", fd: bool = True, gpu_f32_xfail: str = "",
-                 **kwargs: Any) -> None:
+    def __init__(self, *args: Any, name: str = "", fd: bool = True, **kwargs: Any) -> None:
         self.args = args
         self.kwargs = kwargs
         self.name = name
         self.fd = fd
-        self.gpu_f32_xfail = gpu_f32_xfail
 
     @property
     def tensors(self) -> list[T]:
