@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import lucid
+from lucid.autograd import gradcheck
 from lucid.kernels import softmax as KS
 from lucid.ops import loss as L
 from lucid.ops.activation import log_softmax
@@ -131,3 +132,14 @@ def test_log_softmax_extreme_rows(backend):
     ls = np.log1p(np.exp(-5.0))
     np.testing.assert_allclose(y[0], [-5.0 - ls, -np.inf, -ls], rtol=1e-6)
     np.testing.assert_allclose(y[1, :2], [-np.log(2)] * 2, rtol=1e-6)
+
+
+def test_gradcheck_pos_weight(backend):
+    """lucid differentiates bce-with-logits through ``pos_weight`` (torch does not, so the op
+    table's entry keeps it constant)."""
+    rng = np.random.default_rng(8)
+    x = _t(rng.standard_normal((2, 3)) * 3, backend, True)
+    y = _t(rng.random((2, 3)), backend)
+    pw = _t(rng.random(3) * 2, backend, True)
+    assert gradcheck(lambda x, pw: L.binary_cross_entropy_with_logits(x, y, pos_weight=pw),
+                     (x, pw))
