@@ -15,6 +15,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 from ..kernels._geometry import (
     adaptive_index,
     avg_windows,
+    check_max_indices,
     conv_output_size,
     covered_size,
     effective_kernel,
@@ -167,9 +168,7 @@ def max_pool2d_backward(gy: np.ndarray, idx: np.ndarray, input_shape: Sequence[i
     dx = np.zeros((n * c, h * w), gy.dtype)
     if gy.size:
         if idx.size and (idx.min() < 0 or idx.max() >= h * w):
-            wrong = idx[(idx < 0) | (idx >= h * w)]
-            raise IndexError(f"found an invalid max index: {int(wrong.flat[0])} (input planes "
-                             f"are of size {h}x{w})")
+            check_max_indices(idx, h, w)
         planes = np.arange(n * c)[:, None]
         np.add.at(dx, (planes, idx.reshape(n * c, -1)), gy.reshape(n * c, -1))
     return dx.reshape(n, c, h, w)

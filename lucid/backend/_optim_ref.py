@@ -37,6 +37,19 @@ def _lerp_(s: Array, e: Array, w: float) -> None:
         s[...] = e + (wt - _t(s, 1.0)) * d
 
 
+def _moments(p: Array, g: Array, m: Array, v: Array, beta1: float, beta2: float, decay: float,
+             weight_decay: float, maximize: bool) -> Array:
+    """The Adam family's shared start: decoupled decay of ``p``, the effective gradient, and
+    the first and second moments updated in place; returns the gradient."""
+    if decay != 1.0:
+        p *= _t(p, decay)
+    g = _grad(p, g, maximize, weight_decay)
+    _lerp_(m, g, 1.0 - beta1)
+    v *= _t(p, beta2)
+    v += _t(p, 1.0 - beta2) * g * g
+    return g
+
+
 def sgd(p: Array, g: Array, buf: Array | None, *, lr: float, momentum: float = 0.0,
         dampening: float = 0.0, weight_decay: float = 0.0, nesterov: bool = False,
         maximize: bool = False, first: bool = False) -> tuple[Array, Array | None]:
@@ -58,12 +71,7 @@ def adam(p: Array, g: Array, m: Array, v: Array, vmax: Array | None = None, *, b
          step_size: float, bc2_sqrt: float, maximize: bool = False
          ) -> tuple[Array, Array, Array, Array | None]:
     """Adam / AdamW / AMSGrad step; see ``lucid.kernels.optim.adam``."""
-    if decay != 1.0:
-        p *= _t(p, decay)
-    g = _grad(p, g, maximize, weight_decay)
-    _lerp_(m, g, 1.0 - beta1)
-    v *= _t(p, beta2)
-    v += _t(p, 1.0 - beta2) * g * g
+    g = _moments(p, g, m, v, beta1, beta2, decay, weight_decay, maximize)
     vh = v
     if vmax is not None:
         np.maximum(vmax, v, out=vmax)
@@ -122,12 +130,7 @@ def nadam(p: Array, g: Array, m: Array, v: Array, *, beta1: float, beta2: float,
           weight_decay: float = 0.0, decay: float = 1.0, bc2: float, c_grad: float,
           c_avg: float, maximize: bool = False) -> tuple[Array, Array, Array]:
     """NAdam step; see ``lucid.kernels.optim.nadam``."""
-    if decay != 1.0:
-        p *= _t(p, decay)
-    g = _grad(p, g, maximize, weight_decay)
-    _lerp_(m, g, 1.0 - beta1)
-    v *= _t(p, beta2)
-    v += _t(p, 1.0 - beta2) * g * g
+    g = _moments(p, g, m, v, beta1, beta2, decay, weight_decay, maximize)
     d = np.sqrt(v / _t(p, bc2))
     d += _t(p, eps)
     p += _t(p, c_grad) * g / d
@@ -140,12 +143,7 @@ def radam(p: Array, g: Array, m: Array, v: Array, *, beta1: float, beta2: float,
           bc2_sqrt: float, rect: float | None, maximize: bool = False
           ) -> tuple[Array, Array, Array]:
     """RAdam step; see ``lucid.kernels.optim.radam``."""
-    if decay != 1.0:
-        p *= _t(p, decay)
-    g = _grad(p, g, maximize, weight_decay)
-    _lerp_(m, g, 1.0 - beta1)
-    v *= _t(p, beta2)
-    v += _t(p, 1.0 - beta2) * g * g
+    g = _moments(p, g, m, v, beta1, beta2, decay, weight_decay, maximize)
     u = m / _t(p, bc1) * _t(p, lr)
     if rect is not None:
         u *= _t(p, 1.0) / (np.sqrt(v) + _t(p, eps)) * _t(p, bc2_sqrt)

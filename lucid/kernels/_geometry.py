@@ -143,3 +143,11 @@ def im2col_table(h: int, w: int, kernel_size: tuple[int, int], dilation: tuple[i
     flat = (np.clip(r, 0, max(h - 1, 0))[:, None, :, None] * w
             + np.clip(c, 0, max(w - 1, 0))[None, :, None, :])
     return np.broadcast_to(flat, valid.shape), valid
+
+
+def check_max_indices(idx: np.ndarray, h: int, w: int) -> None:
+    """Raise IndexError naming the first max-pool index outside an (h, w) input plane."""
+    wrong = idx[(idx < 0) | (idx >= h * w)]
+    if wrong.size:
+        raise IndexError(f"found an invalid max index: {int(wrong.flat[0])} (input planes are "
+                         f"of size {h}x{w})")

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from . import _pool_kernels as K
-from ._geometry import adaptive_bounds, avg_windows, max_windows
+from ._geometry import adaptive_bounds, avg_windows, check_max_indices, max_windows
 from ._threads import PARALLEL_LOCK, use_parallel
 
 __all__ = [
@@ -116,13 +116,6 @@ def max_pool2d_backward(gy: np.ndarray, idx: np.ndarray, input_shape: Sequence[i
         check_max_indices(i2, h, w)
     return dx.reshape(n, c, h, w)
 
-
-def check_max_indices(idx: np.ndarray, h: int, w: int) -> None:
-    """Raise IndexError naming the first max-pool index outside an (h, w) input plane."""
-    wrong = idx[(idx < 0) | (idx >= h * w)]
-    if wrong.size:
-        raise IndexError(f"found an invalid max index: {int(wrong.flat[0])} (input planes are "
-                         f"of size {h}x{w})")
 
 
 def _avg_params(x_hw: Sequence[int], out_hw: Pair, kernel_size: Pair, stride: Pair,
