@@ -62,13 +62,6 @@ def _ne(self: Tensor, other: Any) -> Any:
     return _sel.ne(self, other)
 
 
-def _iop(op: Any) -> Any:
-    fn = _ip._binary_inplace(op)
-
-    def f(self: Tensor, other: Any) -> Tensor:
-        return fn(self, other)
-
-    return f
 
 def _softmax_method(name: str) -> Any:
     fn = _act.softmax if name == "softmax" else _act.log_softmax
@@ -117,13 +110,13 @@ Tensor.__gt__ = _sel.gt
 Tensor.__ge__ = _sel.ge
 Tensor.__getitem__ = _i.getitem
 Tensor.__setitem__ = _i.setitem
-Tensor.__iadd__ = _iop(_e.add)
-Tensor.__isub__ = _iop(_e.sub)
-Tensor.__imul__ = _iop(_e.mul)
-Tensor.__itruediv__ = _iop(_e.div)
-Tensor.__ifloordiv__ = _iop(_e.floor_divide)
-Tensor.__imod__ = _iop(_e.remainder)
-Tensor.__ipow__ = _iop(_e.pow)
+Tensor.__iadd__ = _ip._binary_inplace(_e.add)
+Tensor.__isub__ = _ip._binary_inplace(_e.sub)
+Tensor.__imul__ = _ip._binary_inplace(_e.mul)
+Tensor.__itruediv__ = _ip._binary_inplace(_e.div)
+Tensor.__ifloordiv__ = _ip._binary_inplace(_e.floor_divide)
+Tensor.__imod__ = _ip._binary_inplace(_e.remainder)
+Tensor.__ipow__ = _ip._binary_inplace(_e.pow)
 
 # ---- device and dtype ----------------------------------------------------------------------------
 
