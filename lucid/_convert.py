@@ -1,7 +1,16 @@
-"""Python data to backend arrays: nested sequences, numbers, numpy arrays, objects with
-``__array__`` (a torch tensor too), and lucid tensors. A leaf module: it imports no other
-part of lucid but ``_dtype``, so ``Tensor(...)`` and the creation ops share it without an
-import cycle. A lucid tensor is recognised by its class's ``_lucid_tensor`` marker."""
+"""Data to backend arrays, and arrays between backends: the one owner of both.
+
+``to_array`` takes nested sequences, numbers, numpy arrays, objects with ``__array__`` (a torch
+tensor too) and lucid tensors. ``transfer`` moves an array from one backend to another; it is
+the one place that pairs ``to_numpy`` with ``from_numpy``. Every backend converts to and from
+numpy, so a move goes through a host array. Whether that already copies depends on the pair:
+the numpy-backed backends ("cpu", "numpy") hand arrays through unchanged, the "gpu" backend
+copies on the way in and out; ``copy`` states what the caller needs, and a copy is made only
+where the pair would otherwise share memory.
+
+A leaf module: it imports no other part of lucid but ``_dtype`` (backends are passed in), so
+``Tensor(...)``, the backends and the creation ops share it without an import cycle. A lucid
+tensor is recognised by its class's ``_lucid_tensor`` marker."""
 
 from __future__ import annotations
 
@@ -11,7 +20,7 @@ import numpy as np
 
 from . import _dtype
 
-__all__ = ["is_tensor", "to_array"]
+__all__ = ["is_tensor", "to_array", "transfer"]
 
 
 def is_tensor(x: Any) -> bool:
@@ -25,6 +34,8 @@ def _host_array(data: Any) -> np.ndarray:
         return data
     if hasattr(data, "detach") and hasattr(data, "cpu") and not is_tensor(data):
         data = data.detach().cpu()  # e.g. a torch tensor
+        if str(getattr(data, "dtype", "")) == "torch.bfloat16":  # numpy can't read it
+            return data.float().numpy().astype(_dtype.bfloat16.np)  # exact both ways
     if isinstance(data, (list, tuple)) and any(is_tensor(x) for x in _flat(data)):
         data = _unwrap(data)
     try:
@@ -87,6 +98,8 @@ def _infer_dtype(data: Any, arr: np.ndarray) -> _dtype.dtype:
         return _dtype.int64
     if kind == "f":
         return _dtype.get_default_dtype()
+    if kind == "c":
+        return _dtype.get_default_dtype().to_complex()
     if arr.size == 0:
         return _dtype.get_default_dtype()
     raise TypeError(f"can't convert data of type {type(data).__name__} (numpy kind "
@@ -99,11 +112,36 @@ def to_array(data: Any, dtype: Any, be: Any, copy: bool = True) -> Any:
     numpy array's memory."""
     if is_tensor(data):
         d = data.dtype if dtype is None else _dtype.to_dtype(dtype)
-        arr = data._be.to_numpy(data._data)
-        return be.from_numpy(arr.astype(d.np, copy=copy))
+        arr, src = data._data, data._be
+        if d is not data.dtype:  # cast where the data is: a fresh array, so no second copy
+            arr, copy = src.astype(arr, d), False
+        return transfer(arr, src, be, copy)
     arr = _host_array(data)
     d = _infer_dtype(data, arr) if dtype is None else _dtype.to_dtype(dtype)
     if arr.dtype.kind == "O":
         raise TypeError(f"can't convert data of type {type(data).__name__} to a tensor")
-    out = np.array(arr, dtype=d.np, copy=True) if copy else np.asarray(arr, dtype=d.np)
+    out = np.array(arr, dtype=d.np, order="C") if copy else np.asarray(arr, dtype=d.np)
     return be.from_numpy(out)
+
+
+def transfer(arr: Any, src: Any, dst: Any, copy: bool) -> Any:
+    """``arr`` (an array of backend ``src``) as an array of backend ``dst``, same values and
+    dtype.
+
+    ``copy=True``: the result never shares memory with ``arr`` (a new leaf's storage).
+    ``copy=False``: it may share it where both backends hold numpy arrays (a differentiable
+    device move, an index used at once).
+
+    Example::
+
+        gpu = get_backend("gpu")
+        y = transfer(x, get_backend("cpu"), gpu, copy=False)
+    """
+    if src is dst:
+        return src.copy(arr) if copy else arr
+    host = src.to_numpy(arr)
+    out = dst.from_numpy(host)
+    if copy and isinstance(out, np.ndarray) and isinstance(arr, np.ndarray) \
+            and np.may_share_memory(out, arr):
+        out = dst.from_numpy(np.array(host))
+    return out

@@ -21,13 +21,18 @@ LAYERS = [
     ["lucid.ops"],
     ["lucid.nn", "lucid.optim", "lucid.data", "lucid.utils", "lucid.serialization",
      "lucid._checkpoint_format", "lucid._checkpoint_write", "lucid.gpu", "lucid.cuda",
-     "lucid.backends", "lucid.datasets"],
+     "lucid.backends", "lucid.datasets", "lucid.linalg", "lucid.fft",
+     "lucid.accelerator", "lucid.mps", "lucid.testing", "lucid.profiler",
+     "lucid.multiprocessing", "lucid.jit", "lucid.onnx", "lucid.version", "lucid.compiler",
+     "lucid.__config__", "lucid.distributions"],
     ["lucid.demo", "lucid"],
 ]
 # inside lucid.ops, the submodules in the order they may import each other
-OPS_ORDER = ["_util", "creation", "shape", "device", "inplace", "index", "elementwise",
-             "select", "reduce", "movement", "matmul", "linalg", "random", "activation",
-             "normalization", "loss", "conv", "pool", "dropout", "embedding",
+OPS_ORDER = ["_util", "views", "creation", "shape", "device", "inplace", "index", "elementwise",
+             "select", "reduce", "movement", "matmul", "linalg", "linalg_base",
+             "linalg_decomp", "linalg_norm", "linalg_misc", "triangular", "random",
+             "random_gamma", "special", "activation",
+             "normalization", "loss", "conv", "pool", "conv3d", "pool3d", "dropout", "embedding",
              "interpolate", "attention", "tensor_methods"]
 
 

@@ -1,5 +1,5 @@
 """One owner per concern: conv/pool geometry in ``lucid/kernels/_geometry.py``, moves between
-backends in ``lucid/backend/_transfer.py``, the BLAS thread control in
+backends in ``lucid/_convert.py``, the BLAS thread control in
 ``lucid/kernels/_threads.py``. Source scans catch a second copy creeping back."""
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ def test_cross_backend_moves_go_through_transfer():
            for i, line in enumerate(src.splitlines(), 1)
            for m in [pair.search(line)] if m and m.group(1) != m.group(2)]
     assert bad == []
-    assert _files(r"\.from_numpy\(host\)") == ["lucid/backend/_transfer.py"]
+    assert _files(r"\.from_numpy\(host\)") == ["lucid/_convert.py"]
 
 
 def test_blas_thread_control_lives_with_the_thread_policy():

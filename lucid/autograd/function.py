@@ -9,7 +9,6 @@ directly), so one backward serves every device.
 from __future__ import annotations
 
 from typing import Any
-from weakref import ref as _weakref
 
 from .._tensor import Tensor, _make, _RemovableHandle
 from . import grad_mode
@@ -40,14 +39,13 @@ class Op:
     read an edited index would compute wrong gradients or read out of bounds. Ops that read
     an index in backward therefore list it in ``saved``. ``saves_output`` marks ops whose
     backward uses a view of the output that is not itself in ``saved``. ``is_view`` marks
-    ops whose output aliases the first input (a forward that had to copy sets
-    ``self.copied``); such ops take one tensor.
+    ops whose output aliases their one tensor input: they subclass
+    ``lucid.ops.views.ViewOp``, whose ``link`` makes the output a view.
     """
 
     saved: tuple = ()
     saves_output = False
     is_view = False
-    copied = False  # set by a view op whose output had to be a copy after all
     _released = False
     _hooks: list | None = None
     _retain: Any = None
@@ -89,8 +87,8 @@ class Op:
                 _record_versions(fn, args, held, out, t)
         else:
             t = _make(out, be, False, None)
-        if cls.is_view and not fn.copied:
-            _link_view(t, args[0], (cls, args[1:], params), be)
+        if cls.is_view:
+            fn.link(t, args, params)
         return t
 
     @property
@@ -143,27 +141,6 @@ def _record_versions(fn: Op, args: tuple, held: list | None, out: Any, t: Tensor
                 vcs.append((t._vc, 0))
                 break
     fn._vcs = vcs
-
-
-def _link_view(t: Tensor, src: Tensor, step: tuple, be: Any) -> None:
-    """Make ``t`` a view of ``src``: it shares the version counter and remembers how to be
-    rebuilt from its base (in-place writes through views: ``ops/inplace.py``)."""
-    t._vc = src._vc
-    base = src._base
-    if base is not None:
-        t._view_ops = src._view_ops + (step,)
-    else:
-        base = src
-        t._view_ops = (step,)
-    t._base = base
-    if t._rg and base.grad_fn is not None:
-        # an in-place op on the base (or another view) must renew this view's node
-        views = base._views
-        if views is None:
-            views = base._views = []
-        views.append(_weakref(t))
-    if not be.views_share_memory:
-        be.track_view(base._data, t)  # a copy: in-place writes keep it in step
 
 
 def also_saved(out: Tensor, extra: Tensor) -> Tensor:

@@ -1,7 +1,7 @@
 """Backends by device name: "cpu" (numpy + lucid.kernels) and, on request, "gpu" (mlx).
 
-Backends load lazily and are cached; ``import lucid`` never imports mlx. ``transfer`` moves an
-array from one backend to another.
+Backends load lazily and are cached; ``import lucid`` never imports mlx. ``transfer`` (from
+``lucid._convert``) moves an array from one backend to another.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import importlib
 from typing import Any
 
 from .._device import device_name
-from ._transfer import transfer
+from .._convert import transfer
 
 __all__ = ["get_backend", "register_backend", "available_backends", "transfer"]
 

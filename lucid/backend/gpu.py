@@ -17,7 +17,7 @@ ops instead (``_gpu_common``, im2col + matmul in ``_gpu_conv``).
 Arrays are immutable: ``assign`` and ``setitem`` return the array to keep. MLX updates the array
 *object* in place (``a[...] = b``), so every tensor holding that object (``.data``,
 ``.detach()``) sees the new values, as with shared memory on "cpu"; views are separate
-objects, which ``lucid.ops.inplace.sync_views`` keeps in step with their base. Deliberate
+objects, which ``lucid.ops.views.sync_views`` keeps in step with their base. Deliberate
 differences from "cpu" (MLX arrays have no strides): ``is_contiguous()`` is always True and
 ``reshape`` always returns a view (PyTorch documents that it may copy or not).
 
@@ -55,7 +55,17 @@ from .. import _dtype
 from .._device import device
 from . import _gpu_common as _gc
 from . import _gpu_conv, _gpu_index, _gpu_nn, _gpu_ops, _gpu_optim
-from ._gpu_common import FLOATS, FROM_MX, MX, MX_BY_NP, detect, float64_error, mx, warn_cpu_stream
+from ._gpu_common import (
+    FLOATS,
+    FROM_MX,
+    MX,
+    MX_BY_NP,
+    detect,
+    float64_error,
+    mx,
+    to_host,
+    warn_cpu_stream,
+)
 from ._gpu_state import GpuState
 
 Array = mx.array
@@ -80,12 +90,11 @@ class GpuBackend(GpuState):
 
     name = "gpu"
     array_type = mx.array
-    # views are copies here: lucid.ops.inplace writes them back into their base
+    # views are copies here: lucid.ops.views writes them back into their base
     views_share_memory = False
 
     def __init__(self) -> None:
         self.device = device(self.name)
-        GpuState.__init__(self)
         self.kind = detect()
         self.float64 = self.kind == "cpu"
         if self.kind == "cpu":
@@ -124,7 +133,7 @@ class GpuBackend(GpuState):
     @staticmethod
     def to_numpy(x: Array) -> np.ndarray:
         # a copy: a view of MLX's buffer could be written through behind MLX's back
-        return np.array(x)
+        return to_host(x)
 
     def astype(self, x: Array, d: _dtype.dtype) -> Array:
         return x.astype(self.mx_dtype(d))

@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
-from ..ops.inplace import sync_views
 from ..ops.random import default_generator
+from ..ops.views import written
 
 __all__ = [
     "calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_",
@@ -37,10 +37,7 @@ def _write(tensor: Tensor, values: Any) -> Tensor:
     """Write ``values`` (numpy, broadcastable) into ``tensor``'s memory, outside the graph."""
     be = tensor._be
     arr = np.broadcast_to(np.asarray(values, dtype=tensor.dtype.np), tuple(tensor.shape))
-    tensor._data = be.assign(tensor._data, be.from_numpy(np.ascontiguousarray(arr)))
-    tensor._vc[0] += 1
-    sync_views(tensor)  # a view's base, where views are copies (gpu)
-    return tensor
+    return written(tensor, be.from_numpy(np.ascontiguousarray(arr)))
 
 
 def _shape(tensor: Tensor) -> tuple[int, ...]:

@@ -2,7 +2,7 @@
 analytic backward over backend arrays), softmax / log-softmax fused (backend ``softmax``).
 
 ``inplace=True`` computes out of place and writes the result back through the tensor's
-in-place machinery (version counter bumped, graph rewired), as ``lucid.ops.inplace`` does.
+in-place machinery (version counter bumped, graph rewired), as ``lucid.ops.views.inplace`` does.
 """
 
 from __future__ import annotations
@@ -16,10 +16,11 @@ from .. import _dtype
 from .._dims import norm_dim
 from .._tensor import Tensor
 from ..autograd.function import Op
+from . import _autocast as _ac
 from . import elementwise as _e
 from . import select as _sel
 from ._util import cast
-from .inplace import inplace as _inplace
+from .views import inplace as _inplace
 
 __all__ = [
     "relu", "relu6", "leaky_relu", "elu", "selu", "celu", "gelu", "silu", "mish", "softplus",
@@ -304,6 +305,8 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
 
         softplus(lucid.tensor([0.0]))            # tensor([0.6931])
     """
+    if _ac.state.on:
+        (input,) = _ac.cast("softplus", input)
     return Softplus.apply(_float(input), beta=float(beta), threshold=float(threshold))
 
 
@@ -411,6 +414,8 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
 
         prelu(lucid.tensor([[-1.0, 2.0]]), lucid.tensor([0.25]))   # tensor([[-0.2500, 2.0000]])
     """
+    if _ac.state.on:
+        input, weight = _ac.cast("prelu", input, weight)
     w = weight
     if weight.numel() != 1:
         if input.ndim < 2 or input.shape[1] != weight.numel():
@@ -447,6 +452,8 @@ def _softmax(input: Tensor, dim: int | None, dtype: Any, log: bool, neg: bool = 
              ) -> Tensor:
     if dim is None:
         dim = _softmax_dim(input.ndim)
+    if dtype is None and _ac.state.on:
+        (input,) = _ac.cast("log_softmax" if log else "softmax", input)
     if dtype is not None:
         input = cast(input, _dtype.to_dtype(dtype))
     elif not input.dtype.is_floating_point:

@@ -15,8 +15,8 @@ from ..autograd.function import Op, _device_mismatch
 from ..backend import transfer
 from ._util import cast, shape_of, sum_to, wrap
 from .creation import full
-from .inplace import inplace
 from .shape import broadcast_tensors, expand, reshape
+from .views import ViewOp, inplace
 
 _BASIC = (int, slice, type(None), type(Ellipsis))
 
@@ -121,9 +121,7 @@ def _index_error(e: IndexError, shape: Any, items: tuple = ()) -> IndexError:
     return IndexError(msg)
 
 
-class GetItemView(Op):
-    is_view = True
-
+class GetItemView(ViewOp):
     def forward(self, x, idx):
         self.shape, self.idx = x.shape, idx
         return self.be.getitem(x, idx)

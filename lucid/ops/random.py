@@ -14,7 +14,7 @@ from ..autograd import grad_mode
 from ..backend import get_backend
 from ._util import size_arg as shape_arg
 from .elementwise import add, mul
-from .inplace import _check_leaf, sync_views
+from .views import check_leaf, written
 
 _grad_on = grad_mode._state
 
@@ -189,12 +189,8 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
 def _inplace_sampler(fn: Any) -> Any:
     def f(self: Tensor, *args: Any, generator: Generator | None = None, **kw: Any) -> Tensor:
         if self._rg and _grad_on.on:
-            _check_leaf(self)
-        src = fn(self, *args, generator=generator, **kw)
-        self._data = self._be.assign(self._data, src._data)
-        self._vc[0] += 1
-        sync_views(self)
-        return self
+            check_leaf(self)
+        return written(self, fn(self, *args, generator=generator, **kw)._data)
 
     return f
 

@@ -11,6 +11,7 @@ from .._dims import norm_dim
 from .._tensor import Tensor
 from ..autograd.function import Op
 from ._util import broadcast_shapes, shape_arg, sum_to
+from .views import ViewOp
 
 # ---- reshape ------------------------------------------------------------------------------------
 
@@ -36,9 +37,7 @@ def _infer_shape(shape: tuple[int, ...], numel: int) -> tuple[int, ...]:
     return shape
 
 
-class Reshape(Op):
-    is_view = True
-
+class Reshape(ViewOp):
     def forward(self, x, shape, strict):
         self.shape = x.shape
         if strict:
@@ -109,9 +108,7 @@ def unflatten(input: Tensor, dim: int, sizes: Any) -> Tensor:
 # ---- axes ---------------------------------------------------------------------------------------
 
 
-class Permute(Op):
-    is_view = True
-
+class Permute(ViewOp):
     def forward(self, x, axes):
         self.axes = axes
         return self.be.transpose(x, axes)
@@ -205,8 +202,8 @@ def unsqueeze(input: Tensor, dim: int) -> Tensor:
 # ---- broadcast and repeat -----------------------------------------------------------------------
 
 
-class Expand(Op):
-    is_view = True
+class Expand(ViewOp):
+    broadcasts = True
 
     def forward(self, x, shape):
         self.shape = x.shape

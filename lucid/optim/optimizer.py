@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from .. import _dtype
+from .._convert import to_array
 from .._tensor import Tensor, _make
 from ..autograd import enable_grad
 from ..backend import get_backend
@@ -112,15 +113,18 @@ def _typename(obj: Any) -> str:
 def _to_state(param: Tensor, value: Any, keep_dtype: bool) -> Tensor:
     """A fresh copy of a state tensor (lucid, numpy or torch) on param's device, cast to
     param's dtype unless ``keep_dtype`` (the step counters)."""
-    if isinstance(value, Tensor):
-        arr = value._be.to_numpy(value._data)
-    else:
-        arr = np.asarray(value)  # numpy arrays and torch tensors
-    if not keep_dtype and np.issubdtype(arr.dtype, np.floating) \
-            and param.dtype.is_floating_point:
-        arr = arr.astype(param.dtype.np, copy=False)
+    dt = None  # numpy arrays and torch tensors keep their dtype, as lucid tensors do
+    if not keep_dtype and param.dtype.is_floating_point and getattr(
+            value, "dtype", None) is not None and _is_float(value):
+        dt = param.dtype
     be = get_backend("cpu") if keep_dtype else param._be
-    return _make(be.from_numpy(np.array(arr, order="C", copy=True)), be, False, None)
+    return _make(to_array(value, dt, be), be, False, None)
+
+
+def _is_float(value: Any) -> bool:
+    dt = value.dtype
+    return dt.is_floating_point if hasattr(dt, "is_floating_point") else \
+        np.issubdtype(np.dtype(dt), np.floating)
 
 
 def check_flags(defaults: dict[str, Any]) -> None:
