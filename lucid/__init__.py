@@ -9,18 +9,23 @@ Example::
 """
 
 import builtins as _builtins  # NOTE: bool/int/float are rebound to dtypes below
+import math as _math
 
 from . import _dtype, autograd, ops
-from ._device import device
+from ._device import device, get_default_device, set_default_device
 from ._dtype import (
     bool_ as bool,  # noqa: A001
 )
+from ._dtype import complex64, complex128  # noqa: I001
 from ._dtype import (
+    bfloat16,
     dtype,
+    finfo,
     float16,
     float32,
     float64,
     get_default_dtype,
+    iinfo,
     int8,
     int16,
     int32,
@@ -47,6 +52,7 @@ from .ops._util import broadcast_shapes as _broadcast_shapes
 from .ops._util import coerce as _coerce
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .ops import *  # noqa: F403
+from .ops.layout_extra import select
 from .ops.matmul import matmul
 from .ops.random import (
     Generator,
@@ -61,6 +67,8 @@ from .ops.random import (
 half = float16
 float = float32  # noqa: A001
 double = float64
+cfloat = complex64
+cdouble = complex128
 long = int64
 int = int32  # noqa: A001
 short = int16
@@ -129,4 +137,66 @@ from . import optim  # noqa: E402
 from .serialization import load, load_file, save, save_file  # noqa: E402
 from . import data, datasets, utils  # noqa: E402
 from . import backends, cuda, gpu  # noqa: E402
+from . import amp  # noqa: E402
+from .amp import (  # noqa: E402
+    autocast,
+    clear_autocast_cache,
+    get_autocast_dtype,
+    is_autocast_cache_enabled,
+    is_autocast_enabled,
+    set_autocast_cache_enabled,
+    set_autocast_dtype,
+    set_autocast_enabled,
+)
+from . import __config__, accelerator, compiler, jit, mps, multiprocessing  # noqa: E402
+from . import onnx, profiler, testing, version  # noqa: E402
+from .backends._precision import (  # noqa: E402
+    get_float32_matmul_precision,
+    set_float32_matmul_precision,
+)
+from .compiler import compile  # noqa: E402, A004
 from .ops.activation import log_softmax, softmax  # noqa: E402
+from ._repr import set_printoptions  # noqa: E402
+from ._runtime import (  # noqa: E402
+    are_deterministic_algorithms_enabled,
+    get_num_interop_threads,
+    get_num_threads,
+    is_deterministic_algorithms_warn_only_enabled,
+    set_num_interop_threads,
+    set_num_threads,
+    use_deterministic_algorithms,
+)
+from .ops.legacy import (  # noqa: E402
+    BoolTensor,
+    ByteTensor,
+    CharTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+    ShortTensor,
+)
+
+inf = _math.inf
+nan = _math.nan
+pi = _math.pi
+e = _math.e
+newaxis = None
+from .ops.special import digamma, erf, erfc, erfinv, igamma, lgamma, polygamma  # noqa: E402
+from .ops.random_gamma import poisson  # noqa: E402
+from . import distributions  # noqa: E402
+from . import linalg  # noqa: E402
+from . import func  # noqa: E402
+from .ops.linalg_decomp import det, logdet  # noqa: E402
+from .ops.linalg_misc import cholesky_legacy as cholesky  # noqa: E402
+from .ops.linalg_misc import inverse, matrix_power, pinverse  # noqa: E402
+from .ops.linalg_misc import qr_legacy as qr  # noqa: E402
+from .ops.linalg_misc import slogdet_legacy as slogdet  # noqa: E402
+from .ops.linalg_misc import svd_legacy as svd  # noqa: E402
+from . import fft  # noqa: E402
+from . import sparse  # noqa: E402
+from .sparse import layout, sparse_coo, sparse_coo_tensor, spmm, strided  # noqa: E402
+from .ops.complex import angle, conj, conj_physical, imag, is_complex, is_conj  # noqa: E402
+from .ops.complex import polar, real, resolve_conj, view_as_complex, view_as_real  # noqa: E402
+from .ops.complex import complex  # noqa: E402,A004

@@ -23,11 +23,11 @@ import os
 import stat
 import struct
 import sys
-import warnings
 import zlib
 from collections.abc import Mapping
 from typing import IO, Any
 
+import ml_dtypes
 import numpy as np
 
 __all__ = ["CheckpointError"]
@@ -41,8 +41,9 @@ HEADER_CRC_KEY = "lucid_header_crc32"
 # safetensors dtype code -> numpy dtype of the stored (little-endian) bytes
 _STORED = {"F64": "<f8", "F32": "<f4", "F16": "<f2", "BF16": "<u2", "I64": "<i8",
            "I32": "<i4", "I16": "<i2", "I8": "i1", "U8": "u1", "BOOL": "?"}
-CODES = {"float64": "F64", "float32": "F32", "float16": "F16", "int64": "I64",
+CODES = {"float64": "F64", "float32": "F32", "float16": "F16", "bfloat16": "BF16", "int64": "I64",
          "int32": "I32", "int16": "I16", "int8": "I8", "uint8": "U8", "bool": "BOOL"}
+_BF16 = np.dtype(ml_dtypes.bfloat16)
 _ITEMSIZE = {k: np.dtype(v).itemsize for k, v in _STORED.items()}
 _LITTLE = sys.byteorder == "little"
 
@@ -307,7 +308,7 @@ def read_arrays(src: Source, header: dict[str, Any], spans: list[tuple[int, int,
                 verify: bool) -> dict[str, np.ndarray]:
     """Every tensor of the file, read once, in native byte order; checks the stored
     checksums when ``verify`` (files without them, e.g. from ``safetensors.torch``, load
-    unchecked). BF16 tensors become float32 (lucid has no bfloat16), with a warning."""
+    unchecked). BF16 tensors become ``ml_dtypes`` bfloat16 arrays (lucid.bfloat16)."""
     name = src.name
     meta = header.get("__metadata__") or {}
     crcs: dict[str, str] = {}
@@ -322,7 +323,6 @@ def read_arrays(src: Source, header: dict[str, Any], spans: list[tuple[int, int,
         if not isinstance(crcs, dict):
             raise CheckpointError(f"{name}: corrupted checksum table")
     out: dict[str, np.ndarray] = {}
-    bf16 = []
     for lo, hi, key in spans:
         info = header[key]
         code = info["dtype"]
@@ -337,17 +337,12 @@ def read_arrays(src: Source, header: dict[str, Any], spans: list[tuple[int, int,
         if code == "BOOL" and arr.size and arr.view(np.uint8).max() > 1:
             raise CheckpointError(f"{name}: tensor {key!r} holds bytes other than 0 and 1 for "
                                   "bool values")
-        if code == "BF16":
-            arr = (arr.astype(np.uint32) << 16).view(np.float32)
-            bf16.append(key)
+        if code == "BF16":  # read as little-endian uint16 bits: native order, then retyped
+            arr = arr.astype(np.uint16).view(_BF16)
         elif not _LITTLE and arr.dtype.itemsize > 1:
             arr = arr.astype(arr.dtype.newbyteorder("="))
         out[key] = arr
     if src.size is None and src.read(1):
         raise CheckpointError(f"{name}: bytes after the last tensor are not described by the "
                               "header")
-    if bf16:
-        warnings.warn(
-            f"{name}: {len(bf16)} bfloat16 tensor(s) (e.g. {bf16[0]!r}) loaded as float32, "
-            "since lucid has no bfloat16 dtype (the values are exact)", stacklevel=3)
     return out

@@ -120,6 +120,8 @@ def to_array(data: Any, dtype: Any, be: Any, copy: bool = True) -> Any:
     d = _infer_dtype(data, arr) if dtype is None else _dtype.to_dtype(dtype)
     if arr.dtype.kind == "O":
         raise TypeError(f"can't convert data of type {type(data).__name__} to a tensor")
+    if d in _dtype.HALF and arr.dtype == np.float64:  # rounded twice, as torch does
+        arr = arr.astype(np.float32)
     out = np.array(arr, dtype=d.np, order="C") if copy else np.asarray(arr, dtype=d.np)
     return be.from_numpy(out)
 

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 
 __all__ = [
-    "dtype", "bool_", "int8", "int16", "int32", "int64", "uint8", "float16", "float32",
-    "float64", "get_default_dtype", "set_default_dtype", "to_dtype", "promote_types",
-    "result_type",
+    "dtype", "bool_", "int8", "int16", "int32", "int64", "uint8", "float16", "bfloat16",
+    "float32", "float64", "finfo", "iinfo", "get_default_dtype", "set_default_dtype",
+    "to_dtype", "promote_types",
+    "result_type", "complex64", "complex128",
 ]
 
-# category ranks: bool < integer < floating
-_BOOL, _INT, _FLOAT = 0, 1, 2
+# category ranks: bool < integer < floating < complex
+_BOOL, _INT, _FLOAT, _COMPLEX = 0, 1, 2, 3
 
 
 class dtype:
@@ -52,7 +54,23 @@ class dtype:
 
     @property
     def is_complex(self) -> bool:
-        return False
+        return self._cat == _COMPLEX
+
+    def to_real(self) -> dtype:
+        """The dtype of a complex dtype's parts (``complex64`` -> ``float32``); other dtypes
+        return themselves."""
+        return _REAL_OF.get(self.name, self)
+
+    def to_complex(self) -> dtype:
+        """The complex dtype whose parts have this floating dtype's precision (``float64``
+        -> ``complex128``, narrower floats -> ``complex64``); complex dtypes return
+        themselves."""
+        if self._cat == _COMPLEX:
+            return self
+        if self._cat != _FLOAT:
+            raise TypeError(f"to_complex is only supported for floating point dtypes, got "
+                            f"{self}")
+        return complex128 if self._rank >= 3 else complex64
 
 
 bool_ = dtype("bool", np.bool_, _BOOL, 0)
@@ -62,15 +80,26 @@ int16 = dtype("int16", np.int16, _INT, 2)
 int32 = dtype("int32", np.int32, _INT, 3)
 int64 = dtype("int64", np.int64, _INT, 4)
 float16 = dtype("float16", np.float16, _FLOAT, 1)
+# NOTE: numpy has no bfloat16; ml_dtypes registers one (numpy ufuncs compute it through float32)
+bfloat16 = dtype("bfloat16", ml_dtypes.bfloat16, _FLOAT, 1)
 float32 = dtype("float32", np.float32, _FLOAT, 2)
 float64 = dtype("float64", np.float64, _FLOAT, 3)
 
-_ALL = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64)
+# complex values as numpy holds them (real and imaginary parts interleaved); the rank is that
+# of the parts' float dtype, so complex64 with float64 promotes to complex128, as in PyTorch
+complex64 = dtype("complex64", np.complex64, _COMPLEX, 2)
+complex128 = dtype("complex128", np.complex128, _COMPLEX, 3)
+_REAL_OF = {"complex64": float32, "complex128": float64}
+
+_ALL = (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64,
+        complex64, complex128)
+HALF = (float16, bfloat16)  # 2-byte floats: computed through float32, as on PyTorch's CPU
+HALF_NP = (float16.np, bfloat16.np)
 _BY_NP: dict[np.dtype, dtype] = {d.np: d for d in _ALL}
 _BY_NAME: dict[str, dtype] = {d.name: d for d in _ALL}
 _BY_NAME.update(
     bool_=bool_, half=float16, float=float32, double=float64, long=int64, int=int32,
-    short=int16, char=int8, byte=uint8,
+    short=int16, char=int8, byte=uint8, cfloat=complex64, cdouble=complex128,
 )
 
 _default_float = float32
@@ -125,7 +154,7 @@ def from_numpy_dtype(npd: np.dtype) -> dtype:
     if r is None:
         raise TypeError(
             f"can't convert np.ndarray of type {npd}. The only supported types are: "
-            "float64, float32, float16, int64, int32, int16, int8, uint8, and bool."
+            "float64, float32, float16, bfloat16, int64, int32, int16, int8, uint8, and bool."
         )
     return r
 
@@ -135,7 +164,12 @@ def promote_types(a: dtype, b: dtype) -> dtype:
     if a is b:
         return a
     if a._cat != b._cat:
-        return a if a._cat > b._cat else b
+        hi, lo = (a, b) if a._cat > b._cat else (b, a)
+        if hi._cat == _COMPLEX and lo._cat == _FLOAT and lo._rank > hi._rank:
+            return lo.to_complex()  # complex64 with float64 -> complex128
+        return hi
+    if a._rank == b._rank and a._cat == _FLOAT:  # float16 with bfloat16
+        return float32
     if a._cat == _INT and (a is uint8 or b is uint8):
         other = b if a is uint8 else a
         if other is uint8:
@@ -150,7 +184,18 @@ def _scalar_cat(x: object) -> int:
         return _BOOL
     if isinstance(x, int):
         return _INT
+    if isinstance(x, complex):
+        return _COMPLEX
     return _FLOAT
+
+
+def _default_of(cat: int, like: dtype | None = None) -> dtype:
+    """The dtype a Python scalar of category ``cat`` takes (a complex scalar beside a float
+    tensor ``like`` takes the complex dtype of ``like``'s precision)."""
+    if cat == _COMPLEX:
+        return (like if like is not None and like._cat == _FLOAT else _default_float
+                ).to_complex()
+    return (bool_, int64, _default_float)[cat]
 
 
 def result_type(*operands: object) -> dtype:
@@ -179,21 +224,101 @@ def result_type(*operands: object) -> dtype:
             res = zero_t
     if scal is not None:
         if res is None:
-            res = (bool_, int64, _default_float)[scal]
+            res = _default_of(scal)
         elif scal > res._cat:
-            res = (bool_, int64, _default_float)[scal]
+            res = _default_of(scal, res)
     assert res is not None
     return res
 
 
+class finfo:
+    """Machine limits of a floating dtype, as ``torch.finfo``: ``bits``, ``eps``, ``max``,
+    ``min``, ``tiny`` (= ``smallest_normal``), ``resolution`` and ``dtype`` (its name).
+
+    Example::
+
+        lucid.finfo(lucid.bfloat16).eps    # 0.0078125
+        lucid.finfo().max                  # the default dtype's (float32) largest value
+    """
+
+    __slots__ = ("bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution", "dtype")
+
+    def __init__(self, type: object = None) -> None:  # noqa: A002
+        d = _default_float if type is None else _info_dtype("finfo", type)
+        d = d.to_real()  # a complex dtype: the limits of its parts, as torch.finfo
+        if not d.is_floating_point:
+            raise TypeError(f"lucid.finfo() requires a floating point input type. Use "
+                            f"lucid.iinfo to handle '{d!r}'")
+        fi = ml_dtypes.finfo(d.np)
+        self.bits = d.itemsize * 8
+        self.eps = float(fi.eps)
+        self.max = float(fi.max)
+        self.min = float(fi.min)
+        self.tiny = self.smallest_normal = float(fi.smallest_normal)
+        self.resolution = 10.0 ** -int(fi.precision)
+        self.dtype = d.name
+
+    def __repr__(self) -> str:
+        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, "
+                f"eps={self.eps:g}, smallest_normal={self.smallest_normal:g}, "
+                f"tiny={self.tiny:g}, dtype={self.dtype})")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, finfo) and other.dtype == self.dtype
+
+    def __hash__(self) -> int:
+        return hash(("finfo", self.dtype))
+
+
+class iinfo:
+    """Limits of an integer dtype, as ``torch.iinfo``: ``bits``, ``max``, ``min`` and
+    ``dtype`` (its name).
+
+    Example::
+
+        lucid.iinfo(lucid.uint8).max       # 255
+    """
+
+    __slots__ = ("bits", "max", "min", "dtype")
+
+    def __init__(self, type: object) -> None:  # noqa: A002
+        d = _info_dtype("iinfo", type)
+        if d is bool_:
+            raise TypeError("lucid.bool is not supported by lucid.iinfo")
+        if d._cat != _INT:
+            raise TypeError(f"lucid.iinfo() requires an integer input type. Use "
+                            f"lucid.finfo to handle '{d!r}'")
+        ii = np.iinfo(d.np)
+        self.bits, self.max, self.min, self.dtype = ii.bits, int(ii.max), int(ii.min), d.name
+
+    def __repr__(self) -> str:
+        return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, iinfo) and other.dtype == self.dtype
+
+    def __hash__(self) -> int:
+        return hash(("iinfo", self.dtype))
+
+
+def _info_dtype(fn: str, t: object) -> dtype:
+    if isinstance(t, (bool, int, float)) or t is None:
+        raise TypeError(f"{fn}(): argument 'type' (position 1) must be lucid.dtype, not "
+                        f"{type(t).__name__}")
+    return to_dtype(t)
+
+
 _TORCH_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short",
-                "int32": "Int", "int64": "Long", "float16": "Half", "float32": "Float",
-                "float64": "Double"}
+                "int32": "Int", "int64": "Long", "float16": "Half", "bfloat16": "BFloat16",
+                "float32": "Float",
+                "float64": "Double", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
 
 
 _C10_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char",
                "int16": "short int", "int32": "int", "int64": "long int", "float16": "c10::Half",
-               "float32": "float", "float64": "double"}
+               "bfloat16": "c10::BFloat16",
+               "float32": "float", "float64": "double",
+               "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
 
 
 def c10_name(d: dtype) -> str:

@@ -17,12 +17,14 @@ from __future__ import annotations
 import importlib.util
 from typing import Any
 
+from ._device import device as _device
 from .backend import get_backend
 
 __all__ = [
     "is_available", "is_installed", "backend", "device_count", "current_device",
     "get_device_name", "synchronize", "empty_cache", "memory_allocated",
     "max_memory_allocated", "reset_peak_memory_stats", "manual_seed", "manual_seed_all",
+    "memory_reserved", "set_device", "get_device_properties", "DeviceProperties",
 ]
 
 
@@ -119,7 +121,64 @@ def max_memory_allocated(device: Any = None) -> int:
 
 
 def reset_peak_memory_stats(device: Any = None) -> None:
+    """Restart the peak that ``max_memory_allocated`` reports."""
     _be().reset_peak_memory_stats()
+
+
+def memory_reserved(device: Any = None) -> int:
+    """Bytes MLX holds for the "gpu" device: live arrays plus its buffer cache (where the
+    backend reports the cache), so never less than ``memory_allocated``."""
+    be = _be()
+    cache = getattr(be, "cache_memory", None)
+    return be.memory_allocated() + (int(cache()) if cache is not None else 0)
+
+
+def set_device(device: Any) -> None:
+    """Select the "gpu" device: index 0 (or a "gpu"/"cuda" device without another index) is
+    accepted; a negative index is a no-op, as in PyTorch; any other index is an error."""
+    if device is None:
+        return
+    if isinstance(device, int) and not isinstance(device, bool):
+        idx = device
+    else:
+        d = _device(device)
+        if d.type != "gpu":
+            raise ValueError(f"Expected a gpu device, but got: {d}")
+        idx = d.index if d.index is not None else 0
+    if idx > 0:
+        raise RuntimeError(f"Invalid device ordinal {idx}: lucid drives one \"gpu\" device "
+                           "(index 0)")
+
+
+class DeviceProperties:
+    """What ``get_device_properties`` returns (the fields PyTorch scripts read):
+    ``name``, ``total_memory`` (bytes; 0 when MLX does not report it), ``major``/``minor``
+    (0: no CUDA compute capability) and ``multi_processor_count`` (0)."""
+
+    def __init__(self, name: str, total_memory: int) -> None:
+        self.name = name
+        self.total_memory = total_memory
+        self.major = 0
+        self.minor = 0
+        self.multi_processor_count = 0
+
+    def __repr__(self) -> str:
+        return (f"_DeviceProperties(name='{self.name}', major={self.major}, "
+                f"minor={self.minor}, total_memory={self.total_memory // (1024 * 1024)}MB, "
+                f"multi_processor_count={self.multi_processor_count})")
+
+
+def get_device_properties(device: Any = None) -> DeviceProperties:
+    """The name and memory size of the device MLX runs on.
+
+    Example::
+
+        lucid.cuda.get_device_properties(0).name    # e.g. "MLX metal (Apple M2)"
+    """
+    set_device(device)  # validates the index
+    be = _be()
+    limit = getattr(be, "memory_limit", None)
+    return DeviceProperties(be.device_name(), int(limit()) if limit is not None else 0)
 
 
 def manual_seed(seed: int) -> None:

@@ -1,11 +1,16 @@
-"""Checkpoints that never execute code when read.
+"""Checkpoints that never execute code when read (unless asked to: ``weights_only=False``).
 
 ``lucid.save(obj, f)`` writes one safetensors file: an 8-byte little-endian header length,
 a JSON header describing every tensor (dtype, shape, byte offsets), then the raw tensor
 bytes. The Python structure around the tensors (dicts, lists, tuples, numbers, strings,
 ``OrderedDict`` with its ``_metadata``) is stored as JSON inside the header's
-``__metadata__`` entry. Reading parses JSON and copies bytes: there is no pickle, so a
-tampered file can at worst fail to load, with ``CheckpointError``.
+``__metadata__`` entry. Reading parses JSON and copies bytes: with ``weights_only=True``
+(the default) nothing is unpickled except allowlisted globals, so a tampered file can at
+worst fail to load, with ``CheckpointError``.
+
+Objects that are none of these (a whole module, a custom class) are pickled inside the
+structure with their tensors kept out of the pickle; ``load`` reads them only with
+``weights_only=False`` or from allowlisted globals (see ``load``).
 
 Loading allocates no more than the file justifies: the header is read with bounded reads and
 validated in full (types, dtype codes, shapes, offsets that cover the data exactly) before any
@@ -27,6 +32,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import pickle
 from collections import OrderedDict
 from collections.abc import Mapping
 from typing import IO, Any
@@ -44,13 +50,23 @@ from ._checkpoint_format import (
     read_header,
     write_body,
 )
+from ._checkpoint_pickle import (
+    WeightsOnlyError,
+    add_safe_globals,
+    clear_safe_globals,
+    dump_object,
+    get_safe_globals,
+    load_object,
+    safe_globals,
+)
 from ._checkpoint_write import write_atomic
 from ._tensor import Tensor, _make
 from ._version import __version__
 from .backend import get_backend
 from .nn.parameter import Buffer, Parameter
 
-__all__ = ["save", "load", "save_file", "load_file", "CheckpointError"]
+__all__ = ["save", "load", "save_file", "load_file", "CheckpointError", "add_safe_globals",
+           "safe_globals", "get_safe_globals", "clear_safe_globals"]
 
 _FORMAT = "lucid"
 _MAX_DEPTH = 100  # nested containers in a saved object
@@ -120,10 +136,22 @@ class _Writer:
                 if meta is not None:
                     out["_metadata"] = self.encode(meta, f"{path}._metadata", d)
             return out
-        raise TypeError(
-            f"lucid.save cannot store an object of type {type(obj).__name__} (at {path}); "
-            "supported: tensors, numpy arrays, dicts, lists, tuples, numbers, strings, None"
-        )
+        return self.pickled(obj, path)
+
+    def pickled(self, obj: Any, path: str) -> dict[str, str]:
+        """Any other object (a whole module, say): pickled, its tensors and arrays stored
+        as ordinary checkpoint tensors (lucid/_checkpoint_pickle.py)."""
+        def ref(o: Any) -> Any:
+            if isinstance(o, (Tensor, np.ndarray)) and (
+                    not isinstance(o, np.ndarray) or o.dtype in [d.np for d in _dtype._ALL]):
+                return self.encode(o, path)
+            return None
+
+        try:
+            return {"__pickle__": dump_object(obj, ref)}
+        except (pickle.PicklingError, TypeError, AttributeError) as e:
+            raise TypeError(f"lucid.save cannot store an object of type "
+                            f"{type(obj).__name__} (at {path}): {e}") from None
 
 
 def _write(f: PathOrFile, head: bytes, arrays: dict[str, np.ndarray]) -> None:
@@ -139,7 +167,9 @@ def _write(f: PathOrFile, head: bytes, arrays: dict[str, np.ndarray]) -> None:
 
 def save(obj: Any, f: PathOrFile) -> None:
     """Save tensors, state_dicts, optimizer state and nested containers of them to ``f`` (a
-    path, written atomically, or a binary file object).
+    path, written atomically, or a binary file object). Other objects (a whole module, as
+    ``lucid.save(model, f)``) are pickled, their tensors still stored as tensors; loading
+    them needs ``weights_only=False`` or allowlisted classes (see ``load``).
 
     Each tensor is stored once however often it is referenced, with a CRC-32 of its bytes;
     the header carries a CRC-32 too (see ``load``'s ``verify``). 0-d tensors stay 0-d.
@@ -201,8 +231,9 @@ _DICT_FIELDS = frozenset({"__dict__", "ordered", "_metadata"})
 
 
 class _Reader:
-    def __init__(self, arrays: dict[str, np.ndarray], map_location: Any) -> None:
-        self.arrays, self.map = arrays, map_location
+    def __init__(self, arrays: dict[str, np.ndarray], map_location: Any,
+                 weights_only: bool = True) -> None:
+        self.arrays, self.map, self.weights_only = arrays, map_location, weights_only
         self.tensors: dict[str, Tensor] = {}
         self.backends: dict[str, Any] = {}
         self.refs: dict[int, Any] = {}
@@ -212,6 +243,8 @@ class _Reader:
             return self.decode(node, depth)
         except _Bad as e:
             e.path.append(seg)
+            raise
+        except WeightsOnlyError:
             raise
         except Exception as e:  # anything else a hostile structure provokes, located
             bad = _Bad(f"{type(e).__name__}: {e}"[:300])
@@ -255,6 +288,11 @@ class _Reader:
             return _dtype._BY_NAME[name]
         if "__dict__" in node:
             return self.mapping(node, d)
+        if "__pickle__" in node:
+            _only(node, {"__pickle__"})
+            if not isinstance(node["__pickle__"], str):
+                raise _Bad("malformed pickled object")
+            return load_object(node["__pickle__"], self.pickle_ref, self.weights_only)
         raise _Bad(f"unknown node with keys {sorted(node)[:4]}"[:200])
 
     def mapping(self, node: dict, d: int) -> dict:
@@ -277,6 +315,16 @@ class _Reader:
                 raise _Bad("_metadata on a plain dict (only OrderedDicts carry it)")
             out._metadata = self.child(node["_metadata"], d, "._metadata")  # type: ignore
         return out
+
+    def pickle_ref(self, node: Any) -> Any:
+        """A tensor or array a pickled object refers to (nothing else is accepted)."""
+        # NOTE: not through decode's cache, keyed by id(node): these nodes are temporaries
+        if isinstance(node, dict) and "__tensor__" in node:
+            return self.tensor(node)
+        if isinstance(node, dict) and "__ndarray__" in node:
+            _only(node, {"__ndarray__"})
+            return self.array(node["__ndarray__"])
+        raise _Bad("a pickled object refers to something other than a tensor")
 
     def array(self, key: Any) -> np.ndarray:
         if not isinstance(key, str) or key not in self.arrays:
@@ -381,8 +429,15 @@ def load(f: PathOrFile, map_location: Any = None, *, weights_only: bool = True,
     damaged or edited file raises instead of loading altered weights; ``verify=False``
     skips the check (files without checksums, e.g. from ``safetensors.torch``, load either
     way). A file that is not a checkpoint, is truncated, malformed or corrupted raises
-    ``CheckpointError`` naming the problem, and nothing is executed. ``weights_only`` is
-    accepted for PyTorch compatibility; lucid files hold data only.
+    ``CheckpointError`` naming the problem, and nothing is executed.
+
+    ``weights_only`` (default True, as PyTorch 2.6+): tensors, arrays, containers, numbers
+    and strings load without running any code. Objects ``lucid.save`` had to pickle (a whole
+    module, a custom class) load only from allowlisted globals
+    (``lucid.serialization.add_safe_globals`` / ``safe_globals``); any other global raises
+    ``pickle.UnpicklingError`` ("Weights only load failed ...") before it is touched.
+    ``weights_only=False`` unpickles them with Python's pickle, which can run arbitrary
+    code: use it only for files from a trusted source.
 
     Example::
 
@@ -405,7 +460,7 @@ def load(f: PathOrFile, map_location: Any = None, *, weights_only: bool = True,
     except ValueError as e:
         raise CheckpointError(f"{name}: corrupted structure ({e})"[:300]) from None
     try:
-        return _Reader(arrays, map_location).child(structure, 0, "obj")
+        return _Reader(arrays, map_location, weights_only).child(structure, 0, "obj")
     except _Bad as e:
         where = "".join(reversed(e.path))
         raise CheckpointError(f"{name}: corrupted structure at {where}: {e.what}") \
@@ -422,8 +477,8 @@ def _plain(header: dict[str, Any], arrays: dict[str, np.ndarray], device: Any
 def load_file(filename: PathOrFile, device: Any = "cpu", *, verify: bool = True
               ) -> dict[str, Tensor]:
     """Read a plain safetensors file into ``{name: tensor}`` (e.g. one written by PyTorch's
-    ``safetensors.torch.save_file``). BF16 tensors load as float32 (lucid has no bfloat16;
-    a warning says so). ``verify`` checks lucid's CRC-32 entries where the file has them.
+    ``safetensors.torch.save_file``). BF16 tensors load as ``lucid.bfloat16``. ``verify``
+    checks lucid's CRC-32 entries where the file has them.
 
     Example::
 

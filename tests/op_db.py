@@ -4,7 +4,8 @@ Each entry gives a forward test against numpy, a float64 gradcheck on every back
 torch parity check (``test_ops.py``, ``test_parity_torch.py``), on "cpu", "numpy" and "gpu".
 Adding an op means adding one entry here. Shape, movement and indexing entries live in
 ``op_db_shape.py``; ``lucid.nn.functional`` in ``op_db_nn.py`` (with ``op_db_conv.py``,
-``op_db_pool.py`` and ``op_db_loss.py``).
+``op_db_pool.py`` and ``op_db_loss.py``); the math tail, special functions and 3-D nn
+functions in ``op_db_tail.py`` (with ``op_db_tail_layout.py`` and ``op_db_nn3d.py``).
 """
 
 from __future__ import annotations
@@ -406,10 +407,13 @@ MATMUL = [
 ]
 
 from op_db_extra import EXTRA  # noqa: E402
+from op_db_more import MORE_OPS  # noqa: E402
 from op_db_nn import NN_OPS  # noqa: E402
 from op_db_shape import SHAPE_OPS  # noqa: E402
+from op_db_tail import TAIL_OPS  # noqa: E402
 
-OP_DB: list[OpInfo] = ELEMENTWISE + REDUCTIONS + MATMUL + SHAPE_OPS + EXTRA + NN_OPS
+OP_DB: list[OpInfo] = (ELEMENTWISE + REDUCTIONS + MATMUL + SHAPE_OPS + EXTRA + NN_OPS
+                       + MORE_OPS + TAIL_OPS)
 
 _names = [i.name for i in OP_DB]
 assert len(set(_names)) == len(_names), "duplicate op_db names"

@@ -12,6 +12,8 @@ from typing import Any
 import numpy as np
 from op_db_conv import CONV_POOL
 from op_db_loss import LOSSES
+from op_db_loss_more import MORE_LOSSES
+from op_db_nn_more import MORE_NN
 from opinfo import ErrorInput, OpInfo, Sample, T, U
 from scipy.special import erf
 
@@ -414,4 +416,4 @@ MISC = [
     _dropout("dropout3d", (2, 3, 2, 2, 3)),
 ]
 
-NN_OPS: list[OpInfo] = ACTIVATIONS + NORMS + MISC + CONV_POOL + LOSSES
+NN_OPS: list[OpInfo] = ACTIVATIONS + NORMS + MISC + CONV_POOL + LOSSES + MORE_NN + MORE_LOSSES

@@ -111,7 +111,7 @@ def _deep(depth: int) -> str:
     (_deep(300), "nested more than 100"),
     ("[" + "1" * 5000 + "]", "corrupted structure"),
     ({"__dtype__": ["float32"]}, "unknown dtype"),
-    ({"__dtype__": "complex128"}, "unknown dtype"),
+    ({"__dtype__": "complex32"}, "unknown dtype"),
     ({"__dict__": [["k", 1]], "_metadata": {"__dict__": []}}, "_metadata on a plain dict"),
     ({"__dict__": [[[1, 2], 3]]}, "unhashable dict key"),
     ({"__dict__": [["a", {"__tensor__": "0", "requires_grad": True}]]},

@@ -14,26 +14,34 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 # lowest first; a module may import only from its own layer or the ones before it
 LAYERS = [
     ["lucid._version", "lucid._dtype", "lucid._device", "lucid._dims", "lucid._convert",
-     "lucid._repr", "lucid._malloc", "lucid.kernels"],
+     "lucid._repr", "lucid._malloc", "lucid.kernels", "lucid._runtime"],
     ["lucid.backend"],
     ["lucid._tensor"],
     ["lucid.autograd"],
     ["lucid.ops"],
     ["lucid.nn", "lucid.optim", "lucid.data", "lucid.utils", "lucid.serialization",
-     "lucid._checkpoint_format", "lucid._checkpoint_write", "lucid.gpu", "lucid.cuda",
+     "lucid._checkpoint_format", "lucid._checkpoint_write", "lucid._checkpoint_pickle",
+     "lucid._cuda_amp",
+     "lucid.gpu", "lucid.cuda",
      "lucid.backends", "lucid.datasets", "lucid.linalg", "lucid.fft",
      "lucid.accelerator", "lucid.mps", "lucid.testing", "lucid.profiler",
      "lucid.multiprocessing", "lucid.jit", "lucid.onnx", "lucid.version", "lucid.compiler",
-     "lucid.__config__", "lucid.distributions"],
+     "lucid.__config__", "lucid.distributions", "lucid.amp", "lucid.sparse", "lucid.func"],
     ["lucid.demo", "lucid"],
 ]
 # inside lucid.ops, the submodules in the order they may import each other
-OPS_ORDER = ["_util", "views", "creation", "shape", "device", "inplace", "index", "elementwise",
-             "select", "reduce", "movement", "matmul", "linalg", "linalg_base",
-             "linalg_decomp", "linalg_norm", "linalg_misc", "triangular", "random",
-             "random_gamma", "special", "activation",
+OPS_ORDER = ["_util", "_autocast", "views", "creation", "shape", "device", "inplace", "index",
+             "elementwise", "select", "reduce", "movement", "matmul", "linalg", "linalg_base",
+             "linalg_decomp", "linalg_norm", "linalg_misc", "triangular", "complex", "spectral",
+             "random",
+             "random_gamma", "random_fill", "sorting", "scan", "combine",
+             "index_update", "nonfinite", "legacy", "math_extra", "reduce_extra",
+             "layout_extra", "special", "activation",
              "normalization", "loss", "conv", "pool", "conv3d", "pool3d", "dropout", "embedding",
-             "interpolate", "attention", "tensor_methods"]
+             "interpolate", "pixel", "distance", "loss_margin", "loss_nll", "ctc", "gumbel",
+             "lrn", "grid_sample", "embedding_bag", "attention", "rnn", "sparse_ops",
+             "sparse_coo", "sparse_api", "tensor_methods",
+             "tensor_methods_math"]
 
 
 def _modules() -> dict[str, str]:

@@ -1,6 +1,7 @@
 """The public surface is findable: ``lucid/_tensor.pyi`` lists every Tensor method and
 property with its parameters (IDEs and type checkers read it, since most methods are bound
-in ``lucid/ops/tensor_methods.py``), and every binding in that table is a plain
+in ``lucid/ops/tensor_methods.py`` and ``tensor_methods_math.py``), and every binding in
+that table is a plain
 ``Tensor.name = ...`` line that grep finds.
 
 Regenerate the stub after adding a method: ``python tests/test_surface.py``.
@@ -18,7 +19,8 @@ from lucid import _tensor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 STUB = os.path.join(os.path.dirname(HERE), "lucid", "_tensor.pyi")
-TABLE = os.path.join(os.path.dirname(HERE), "lucid", "ops", "tensor_methods.py")
+TABLES = [os.path.join(os.path.dirname(HERE), "lucid", "ops", f)
+          for f in ("tensor_methods.py", "tensor_methods_math.py")]
 _SKIP = set(dir(object)) | {"__dict__", "__weakref__", "__slots__", "__module__",
                             "__annotations__", "__array_priority__"}
 
@@ -119,7 +121,7 @@ def test_every_tensor_method_is_in_the_stub_or_the_class_body():
 
 def test_bound_methods_are_found_by_grep():
     """Each method not defined in ``_tensor.py`` is bound by one ``Tensor.<name> =`` line."""
-    table = open(TABLE, encoding="utf-8").read()
+    table = "".join(open(t, encoding="utf-8").read() for t in TABLES)
     bound = set(re.findall(r"^Tensor\.(\w+) = ", table, re.M))
     own = set(vars(_tensor.Tensor))
     others = {n for n in dir(lucid.Tensor) if n not in own and n not in _SKIP

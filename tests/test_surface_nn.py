@@ -25,6 +25,14 @@ _F_NAMES = {
     "relu", "relu6", "relu_", "rms_norm", "scaled_dot_product_attention", "selu", "sigmoid",
     "silu", "smooth_l1_loss", "softmax", "softmin", "softplus", "softshrink", "softsign",
     "tanh", "tanhshrink", "threshold", "unfold",
+    "conv3d", "conv_transpose3d", "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d",
+    "adaptive_max_pool3d",
+    "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "cosine_similarity",
+    "pairwise_distance", "embedding_bag", "affine_grid", "grid_sample", "gumbel_softmax",
+    "local_response_norm", "ctc_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss",
+    "margin_ranking_loss", "cosine_embedding_loss", "hinge_embedding_loss", "soft_margin_loss",
+    "multilabel_soft_margin_loss", "multi_margin_loss", "multilabel_margin_loss",
+    "gaussian_nll_loss", "poisson_nll_loss",
 }
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from .._device import device_name
 from .._convert import transfer
+from .._device import device_name
 
 __all__ = ["get_backend", "register_backend", "available_backends", "transfer"]
 

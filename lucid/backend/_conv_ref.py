@@ -106,7 +106,8 @@ def unfold(x: np.ndarray, kernel_size: Pair, dilation: Pair, padding: Pair, stri
     oh = conv_output_size(h, kernel_size[0], stride[0], *pads[0], dilation[0])
     ow = conv_output_size(w, kernel_size[1], stride[1], *pads[1], dilation[1])
     win = _windows(x, kernel_size, stride, pads, dilation, (oh, ow))
-    return np.ascontiguousarray(win.transpose(0, 1, 4, 5, 2, 3)).reshape(n, -1, oh * ow)
+    return np.ascontiguousarray(win.transpose(0, 1, 4, 5, 2, 3)).reshape(
+        n, c * kernel_size[0] * kernel_size[1], oh * ow)
 
 
 def fold(cols: np.ndarray, output_hw: Pair, kernel_size: Pair, dilation: Pair, padding: Pair,

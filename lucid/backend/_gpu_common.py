@@ -27,16 +27,25 @@ except ImportError:  # pragma: no cover - exercised in a subprocess without mlx
 MX: dict[_dtype.dtype, Any] = {
     _dtype.bool_: mx.bool_, _dtype.uint8: mx.uint8, _dtype.int8: mx.int8,
     _dtype.int16: mx.int16, _dtype.int32: mx.int32, _dtype.int64: mx.int64,
-    _dtype.float16: mx.float16, _dtype.float32: mx.float32, _dtype.float64: mx.float64,
+    _dtype.float16: mx.float16, _dtype.bfloat16: mx.bfloat16, _dtype.float32: mx.float32,
+    _dtype.float64: mx.float64,
+    _dtype.complex64: mx.complex64,  # MLX has no complex128
 }
 FROM_MX: dict[Any, _dtype.dtype] = {v: k for k, v in MX.items()}
 # mlx dtypes with no lucid equivalent (argmax gives uint32) read as the nearest lucid dtype
-FROM_MX.update({mx.uint32: _dtype.int64, mx.uint16: _dtype.int32, mx.uint64: _dtype.int64,
-                mx.bfloat16: _dtype.float32})
+FROM_MX.update({mx.uint32: _dtype.int64, mx.uint16: _dtype.int32, mx.uint64: _dtype.int64})
 MX_BY_NP: dict[np.dtype, Any] = {d.np: m for d, m in MX.items()}
 FLOATS = (mx.float16, mx.float32, mx.float64, mx.bfloat16)
 
 _warned = [False]
+
+
+def to_host(x: Any) -> np.ndarray:
+    """A numpy copy of an MLX array; bfloat16 (no buffer format numpy reads) goes through its
+    bits into an ``ml_dtypes`` bfloat16 array."""
+    if x.dtype == mx.bfloat16:
+        return np.array(x.view(mx.uint16)).view(_dtype.bfloat16.np)
+    return np.array(x)
 
 
 def detect() -> str:

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ._gpu_common import mx
+from ._gpu_common import mx, to_host
 
 _Arr = mx.array
 
@@ -112,7 +112,7 @@ def getitem(x: Any, idx: Any) -> Any:
 
 def _host_getitem(x: Any, idx: Any) -> Any:
     hidx = tuple(np.array(i) if isinstance(i, _Arr) else i for i in _items(idx))
-    r = np.array(x)[hidx]
+    r = to_host(x)[hidx]
     return mx.array(np.ascontiguousarray(r), dtype=x.dtype)
 
 
@@ -134,9 +134,9 @@ def setitem(x: Any, idx: Any, v: Any) -> Any:
     if x.size == 0:  # nothing to write (MLX's scatter into an empty array dies with SIGFPE)
         return x
     if host:
-        hx = np.array(x)
+        hx = to_host(x)
         hidx = tuple(np.array(i) if isinstance(i, _Arr) else i for i in items)
-        hx[hidx] = np.array(v)
+        hx[hidx] = to_host(v)
         x[...] = mx.array(hx, dtype=x.dtype)
         return x
     x[conv if len(conv) != 1 else conv[0]] = v
@@ -150,8 +150,9 @@ def index_add(shape: tuple[int, ...], idx: Any, g: Any) -> Any:
         return out
     conv, host = convert(out, idx)
     if host:
-        hout = np.zeros(tuple(shape), np.dtype(str(g.dtype).split(".")[-1]))
+        hg = to_host(g)
+        hout = np.zeros(tuple(shape), hg.dtype)
         hidx = tuple(np.array(i) if isinstance(i, _Arr) else i for i in _items(idx))
-        np.add.at(hout, hidx, np.array(g))
+        np.add.at(hout, hidx, hg)
         return mx.array(hout, dtype=g.dtype)
     return out.at[conv if len(conv) != 1 else conv[0]].add(g)

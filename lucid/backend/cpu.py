@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from .._dtype import HALF_NP
 from ..kernels import elementwise as _ew
 from ..kernels import matmul as _mm
 from ..kernels import norm as _nk
@@ -20,6 +21,7 @@ from . import _cpu_optim
 from .numpy_ref import Array, NumpyBackend, _ax
 
 _F = (np.dtype(np.float32), np.dtype(np.float64))
+_HALF = frozenset(HALF_NP)
 
 # Reductions (float32, us, kernel vs numpy): the kernel wrapper costs a few us against numpy's
 # ~1 us, so small arrays stay on numpy. Sums and means from 16k elements (4.5 vs 4.8 at 16k,
@@ -37,16 +39,21 @@ class CpuBackend(NumpyBackend):
 
     @staticmethod
     def sum(x: Array, axis: Any = None, keepdims: bool = False, dtype: Any = None) -> Array:
-        if dtype is None and x.size >= REDUCE_MIN and x.dtype in _F:
-            return _red.sum(x, axis, keepdims)
-        return np.add.reduce(x, axis=axis, keepdims=keepdims,
-                             dtype=None if dtype is None else dtype.np)
+        # other dtypes (integers; float16/bfloat16 accumulate in float32) take the reference
+        if x.dtype in _F:
+            if dtype is None and x.size >= REDUCE_MIN:
+                return _red.sum(x, axis, keepdims)
+            return np.add.reduce(x, axis=axis, keepdims=keepdims,
+                                 dtype=None if dtype is None else dtype.np)
+        return NumpyBackend.sum(x, axis, keepdims, dtype)
 
     @staticmethod
     def mean(x: Array, axis: Any = None, keepdims: bool = False) -> Array:
-        if x.size >= REDUCE_MIN and x.dtype in _F:
-            return _red.mean(x, axis, keepdims)
-        return np.mean(x, axis=_ax(axis), keepdims=keepdims)
+        if x.dtype in _F:
+            if x.size >= REDUCE_MIN:
+                return _red.mean(x, axis, keepdims)
+            return np.mean(x, axis=_ax(axis), keepdims=keepdims)
+        return NumpyBackend.mean(x, axis, keepdims)
 
     @staticmethod
     def max(x: Array, axis: Any = None, keepdims: bool = False) -> Array:
@@ -64,12 +71,14 @@ class CpuBackend(NumpyBackend):
     def var(x: Array, axis: Any = None, correction: float = 1, keepdims: bool = False) -> Array:
         if x.size and x.dtype in _F:
             return _red.var(x, axis, correction, keepdims)
-        return np.var(x, axis=_ax(axis), ddof=correction, keepdims=keepdims)
+        return NumpyBackend.var(x, axis, correction, keepdims)
 
     @staticmethod
     def matmul(a: Array, b: Array) -> Array:
         # a weight shared across batch entries becomes one GEMM over stacked rows:
         # 32x128x256 @ 256x128 float32 1046 us vs numpy's per-matrix loop 2260 us
+        if a.dtype in _HALF:  # through float32 BLAS, rounded back (backend/_half.py)
+            return NumpyBackend.matmul(a, b)
         if a.ndim >= 3 and b.ndim >= 2:
             return _mm.matmul(a, b)
         return np.matmul(a, b)
@@ -176,17 +185,18 @@ class CpuBackend(NumpyBackend):
         f.__name__, f.__doc__ = kern.__name__, kern.__doc__
         return staticmethod(f)
 
-    conv2d = _pick(_kc.conv2d, _cv.conv2d, 3)
-    conv2d_grad_input = _pick(_kc.conv2d_grad_input, _cv.conv2d_grad_input, 2)
-    conv2d_grad_weight = _pick(_kc.conv2d_grad_weight, _cv.conv2d_grad_weight, 2)
-    unfold = _pick(_kc.unfold, _cv.unfold)
-    fold = _pick(_kc.fold, _cv.fold)
+    _R = NumpyBackend  # its methods widen float16/bfloat16 (backend/_half.py)
+    conv2d = _pick(_kc.conv2d, _R.conv2d, 3)
+    conv2d_grad_input = _pick(_kc.conv2d_grad_input, _R.conv2d_grad_input, 2)
+    conv2d_grad_weight = _pick(_kc.conv2d_grad_weight, _R.conv2d_grad_weight, 2)
+    unfold = _pick(_kc.unfold, _R.unfold)
+    fold = _pick(_kc.fold, _R.fold)
     max_pool2d = _pick(_kp.max_pool2d, _cv.max_pool2d)
     adaptive_max_pool2d = _pick(_kp.adaptive_max_pool2d, _cv.adaptive_max_pool2d)
     max_pool2d_backward = _pick(_kp.max_pool2d_backward, _cv.max_pool2d_backward)
-    avg_pool2d = _pick(_kp.avg_pool2d, _cv.avg_pool2d)
-    avg_pool2d_backward = _pick(_kp.avg_pool2d_backward, _cv.avg_pool2d_backward)
-    adaptive_avg_pool2d = _pick(_kp.adaptive_avg_pool2d, _cv.adaptive_avg_pool2d)
+    avg_pool2d = _pick(_kp.avg_pool2d, _R.avg_pool2d)
+    avg_pool2d_backward = _pick(_kp.avg_pool2d_backward, _R.avg_pool2d_backward)
+    adaptive_avg_pool2d = _pick(_kp.adaptive_avg_pool2d, _R.adaptive_avg_pool2d)
     adaptive_avg_pool2d_backward = _pick(_kp.adaptive_avg_pool2d_backward,
-                                         _cv.adaptive_avg_pool2d_backward)
-    del _cv, _kc, _kp, _pick
+                                         _R.adaptive_avg_pool2d_backward)
+    del _cv, _kc, _kp, _pick, _R

@@ -15,15 +15,18 @@ import numpy as np
 from .. import _dtype
 from .._device import device
 from . import _optim_ref
+from ._half import widen
 from ._nn_ref import NnReference
 
 Array = np.ndarray
+_HALF = frozenset(_dtype.HALF_NP)
 
 
 def _ax(axis: Any) -> Any:
     return tuple(axis) if isinstance(axis, list) else axis
 
 
+@widen  # float16/bfloat16 through float32 where numpy would not (see _half.py)
 class NumpyBackend(NnReference):
     """Backend over numpy arrays. All methods take and return backend arrays; the fused nn
     ops (softmax, cross-entropy, batch/layer norm) come from ``NnReference``."""
@@ -60,6 +63,12 @@ class NumpyBackend(NnReference):
 
     @staticmethod
     def astype(x: Array, d: _dtype.dtype) -> Array:
+        # NOTE: half <-> float64 and integers go through float32, as on torch's CPU: a direct
+        # float64 -> bfloat16 cast rounds once where torch rounds twice (1 + 2**-8 + 2**-30)
+        if d._cat == 1 and x.dtype in _HALF:
+            x = x.astype(np.float32)
+        elif d in _dtype.HALF and x.dtype == np.float64:
+            x = x.astype(np.float32)
         return x.astype(d.np)
 
     @staticmethod
@@ -159,7 +168,14 @@ class NumpyBackend(NnReference):
     pow = staticmethod(np.power)
     neg = staticmethod(np.negative)
     abs = staticmethod(np.abs)
-    sign = staticmethod(np.sign)
+
+    @staticmethod
+    def sign(x: Array) -> Array:
+        out = np.sign(x)
+        if out.dtype.kind == "f":
+            out = np.where(np.isnan(out), out.dtype.type(0), out)  # torch: sign(nan) is 0
+        return out
+
     exp = staticmethod(np.exp)
     log = staticmethod(np.log)
     log2 = staticmethod(np.log2)
@@ -408,12 +424,18 @@ class NumpyBackend(NnReference):
     @staticmethod
     def assign(dst: Array, src: Any) -> Array:
         """Write ``src`` into ``dst``'s memory; returns the array to keep (``dst`` here)."""
+        if not isinstance(dst, np.ndarray):
+            # a numpy scalar (a full reduction's result) has no memory to write into: a fresh
+            # 0-d array takes its place
+            return np.array(src, dtype=dst.dtype)
         dst[...] = src
         return dst
 
     @staticmethod
     def iadd(dst: Array, src: Any) -> Array:
         """``dst += src`` in ``dst``'s memory; returns the array to keep (``dst`` here)."""
+        if not isinstance(dst, np.ndarray):  # a numpy scalar: see ``assign``
+            return np.array(dst + src, dtype=dst.dtype)
         return np.add(dst, src, out=dst)
 
     @staticmethod

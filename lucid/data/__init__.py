@@ -1,10 +1,19 @@
 """Data loading: datasets, samplers and ``DataLoader`` (also importable as
 ``lucid.utils.data``, mirroring ``torch.utils.data``)."""
 
+from ._workers import WorkerInfo, get_worker_info
 from .dataloader import DataLoader, default_collate, default_convert
 from .dataset import ConcatDataset, Dataset, IterableDataset, Subset, TensorDataset, random_split
-from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler
+from .sampler import (
+    BatchSampler,
+    RandomSampler,
+    Sampler,
+    SequentialSampler,
+    SubsetRandomSampler,
+    WeightedRandomSampler,
+)
 
 __all__ = ["DataLoader", "default_collate", "default_convert", "Dataset", "IterableDataset",
            "TensorDataset", "Subset", "ConcatDataset", "random_split", "Sampler",
-           "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "BatchSampler"]
+           "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "BatchSampler",
+           "WeightedRandomSampler", "get_worker_info", "WorkerInfo"]

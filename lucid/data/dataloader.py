@@ -9,10 +9,11 @@ from typing import Any
 
 import numpy as np
 
-from .. import _dtype
+from .. import _dtype, gpu
 from .._tensor import Tensor
 from ..ops.creation import tensor
 from ..ops.movement import stack
+from ._workers import MultiProcessIter, worker_context
 from .dataset import Dataset, IterableDataset, TensorDataset
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
@@ -65,7 +66,13 @@ def default_convert(data: Any) -> Any:
 class DataLoader:
     """Iterate over a data set in (shuffled) mini-batches.
 
-    ``num_workers`` is accepted for compatibility; loading runs in the calling process.
+    With ``num_workers > 0`` batches are loaded in worker processes, as in PyTorch:
+    ``worker_init_fn``, ``prefetch_factor``, ``persistent_workers``, ``timeout``,
+    ``in_order`` and ``get_worker_info()`` behave as there and every worker is seeded with
+    ``base_seed + worker_id``. Workers start with "forkserver" (or "spawn"), not "fork", so
+    the data set, ``collate_fn`` and ``worker_init_fn`` must be picklable; see
+    lucid/data/_workers.py for why. ``pin_memory`` is accepted: lucid's "gpu" device
+    (MLX) shares memory with the host, so there is nothing to pin.
 
     Example::
 
@@ -78,18 +85,38 @@ class DataLoader:
                  sampler: Sampler | Any = None, batch_sampler: Any = None, num_workers: int = 0,
                  collate_fn: Callable[[list], Any] | None = None, pin_memory: bool = False,
                  drop_last: bool = False, timeout: float = 0, worker_init_fn: Any = None,
-                 generator: Any = None, *, prefetch_factor: Any = None,
-                 persistent_workers: bool = False, pin_memory_device: str = "",
-                 in_order: bool = True) -> None:
+                 multiprocessing_context: Any = None, generator: Any = None, *,
+                 prefetch_factor: int | None = None, persistent_workers: bool = False,
+                 pin_memory_device: str = "", in_order: bool = True) -> None:
         if num_workers < 0:
             raise ValueError("num_workers option should be non-negative; use num_workers=0 to "
                              "disable multiprocessing.")
+        if timeout < 0:
+            raise ValueError("timeout option should be non-negative")
+        if num_workers == 0 and prefetch_factor is not None:
+            raise ValueError("prefetch_factor option could only be specified in "
+                             "multiprocessing.let num_workers > 0 to enable multiprocessing, "
+                             "otherwise set prefetch_factor to None.")
+        if num_workers > 0 and prefetch_factor is None:
+            prefetch_factor = 2
+        elif prefetch_factor is not None and prefetch_factor < 0:
+            raise ValueError("prefetch_factor option should be non-negative")
+        if persistent_workers and num_workers == 0:
+            raise ValueError("persistent_workers option needs num_workers > 0")
+        if num_workers > 0:
+            worker_context(multiprocessing_context)  # validate it now, as PyTorch does
         self.dataset = dataset
         self.num_workers = num_workers
+        self.prefetch_factor = prefetch_factor
         self.pin_memory = pin_memory
+        self.pin_memory_device = pin_memory_device
         self.timeout = timeout
         self.worker_init_fn = worker_init_fn
+        self.multiprocessing_context = multiprocessing_context
         self.generator = generator
+        self.persistent_workers = persistent_workers
+        self.in_order = in_order
+        self._iterator: MultiProcessIter | None = None
         self._iterable = isinstance(dataset, IterableDataset)
         if self._iterable:
             if shuffle:
@@ -121,11 +148,26 @@ class DataLoader:
             collate_fn = default_collate if batch_size is not None or batch_sampler is not None \
                 else default_convert
         self.collate_fn = collate_fn
-        if num_workers > 0:
-            warnings.warn("lucid's DataLoader loads in the calling process; num_workers is "
-                          "ignored", stacklevel=2)
+        if pin_memory and not gpu.is_available():
+            warnings.warn("'pin_memory' argument is set as true but no accelerator is found, "
+                          "then device pinned memory won't be used.", stacklevel=2)
 
     def __iter__(self) -> Iterator[Any]:
+        """Iterate over batches: in this process, or with ``num_workers > 0`` in worker
+        processes (see lucid/data/_workers.py: seeding, ``get_worker_info``, start method).
+        With ``persistent_workers`` the workers live on between passes."""
+        if self.num_workers > 0:
+            it = self._iterator
+            if self.persistent_workers and it is not None and not it._shutdown:
+                it._reset()
+                return it
+            it = MultiProcessIter(self)
+            if self.persistent_workers:
+                self._iterator = it
+            return it
+        return self._single_process_iter()
+
+    def _single_process_iter(self) -> Iterator[Any]:
         ds = self.dataset
         if self._iterable:
             it = iter(ds)  # type: ignore[call-overload]

@@ -7,10 +7,12 @@ from typing import Any
 
 import numpy as np
 
+from .. import _dtype
+from ..ops.creation import tensor
 from ..ops.random import default_generator
 
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
-           "BatchSampler"]
+           "BatchSampler", "WeightedRandomSampler"]
 
 
 class Sampler:
@@ -127,3 +129,62 @@ class BatchSampler(Sampler):
     def __len__(self) -> int:
         n = len(self.sampler)  # type: ignore[arg-type]
         return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
+
+
+class WeightedRandomSampler(Sampler):
+    """``num_samples`` indices of ``range(len(weights))``, index ``i`` drawn with probability
+    proportional to ``weights[i]`` (as ``torch.utils.data.WeightedRandomSampler``); with
+    ``replacement=False`` every index at most once. Draws come from ``generator`` or lucid's
+    global generator (``lucid.manual_seed``).
+
+    Example::
+
+        # oversample the rare class: weight each sample by 1 / its class frequency
+        sampler = WeightedRandomSampler(sample_weights, num_samples=len(ds))
+        loader = DataLoader(ds, batch_size=32, sampler=sampler)
+    """
+
+    def __init__(self, weights: Any, num_samples: int, replacement: bool = True,
+                 generator: Any = None) -> None:
+        if not isinstance(num_samples, int) or isinstance(num_samples, bool) or \
+                num_samples <= 0:
+            raise ValueError("num_samples should be a positive integer value, but got "
+                             f"num_samples={num_samples}")
+        if not isinstance(replacement, bool):
+            raise ValueError("replacement should be a boolean value, but got "
+                             f"replacement={replacement}")
+        w = np.asarray(weights.detach().numpy() if hasattr(weights, "detach") else weights,
+                       dtype=np.float64)
+        if w.ndim != 1:
+            raise ValueError("weights should be a 1d sequence but given weights have shape "
+                             f"{tuple(w.shape)}")
+        self.weights = tensor(w, dtype=_dtype.float64)
+        self.num_samples = num_samples
+        self.replacement = replacement
+        self.generator = generator
+
+    def __iter__(self) -> Iterator[int]:
+        w = self.weights.numpy()
+        if not np.isfinite(w).all():
+            raise RuntimeError("invalid multinomial distribution (encountering probability "
+                               "entry = infinity or NaN)")
+        if (w < 0).any():
+            raise RuntimeError("invalid multinomial distribution (encountering probability "
+                               "entry < 0)")
+        if w.sum() <= 0:
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        if not self.replacement and self.num_samples > w.size:
+            raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
+                               "replacement")
+        rng = _seeded_rng(self.generator)
+        positive = int((w > 0).sum())
+        if self.replacement or self.num_samples <= positive:
+            draws = rng.choice(w.size, self.num_samples, replace=self.replacement,
+                               p=w / w.sum()).tolist()
+        else:  # as PyTorch: every positive-weight index, then zero-weight ones in order
+            draws = rng.choice(w.size, positive, replace=False, p=w / w.sum()).tolist()
+            draws += np.flatnonzero(w == 0)[:self.num_samples - positive].tolist()
+        yield from draws
+
+    def __len__(self) -> int:
+        return self.num_samples

@@ -299,3 +299,42 @@ class BlasThreads:
 
 # ``with ONE_BLAS_THREAD:`` around a parallel launch whose threads call BLAS (conv's GEMMs).
 ONE_BLAS_THREAD = BlasThreads()
+
+
+# ---- lucid.set_num_threads / get_num_threads ------------------------------------------------
+
+_BLAS_SETTERS = ("openblas_set_num_threads", "openblas_set_num_threads64_",
+                 "scipy_openblas_set_num_threads", "scipy_openblas_set_num_threads64_")
+
+
+def set_blas_threads(n: int) -> None:
+    """Set every OpenBLAS loaded in this process (numpy's and scipy's copies) to ``n``
+    threads."""
+    for path in _loaded_libraries("openblas"):
+        try:
+            lib = ctypes.CDLL(path, mode=getattr(os, "RTLD_NOLOAD", 0))
+        except OSError:
+            continue
+        for sym in _BLAS_SETTERS:
+            fn = getattr(lib, sym, None)
+            if fn is not None:
+                fn.argtypes = [ctypes.c_int]
+                fn(n)
+                break
+
+
+def set_num_threads(n: int) -> None:
+    """``n`` threads for numba's parallel kernels (capped at its pool size,
+    ``NUMBA_NUM_THREADS``; numba keeps the count per Python thread) and for OpenBLAS
+    (process-wide)."""
+    import numba  # NOTE: this module runs before numpy/numba load (see configure())
+
+    numba.set_num_threads(min(n, numba.config.NUMBA_NUM_THREADS))
+    set_blas_threads(n)
+
+
+def get_num_threads() -> int:
+    """The number of threads numba's parallel kernels use in the calling thread."""
+    import numba  # NOTE: this module runs before numpy/numba load (see configure())
+
+    return int(numba.get_num_threads())

@@ -10,11 +10,13 @@ Example::
     loss.backward()
 """
 
-from . import functional, init, utils
+from . import functional, init, parallel, utils
 from .module import Module
 from .modules import *  # noqa: F403
 from .modules import __all__ as _modules_all
+from .parallel import DataParallel
 from .parameter import Buffer, Parameter
 
-__all__ = ["Module", "Parameter", "Buffer", "functional", "init", "utils",
+__all__ = ["Module", "Parameter", "Buffer", "functional", "init", "utils", "parallel",
+           "DataParallel",
            *(name for name in _modules_all if name != "Module")]

@@ -49,8 +49,14 @@ from ..ops.conv import (
     fold,
     unfold,
 )
+from ..ops.conv3d import conv3d, conv_transpose3d
+from ..ops.ctc import ctc_loss
+from ..ops.distance import cosine_similarity, pairwise_distance
 from ..ops.dropout import dropout, dropout1d, dropout2d, dropout3d
 from ..ops.embedding import embedding, one_hot
+from ..ops.embedding_bag import embedding_bag
+from ..ops.grid_sample import affine_grid, grid_sample
+from ..ops.gumbel import gumbel_softmax
 from ..ops.interpolate import interpolate
 from ..ops.loss import (
     binary_cross_entropy,
@@ -63,6 +69,19 @@ from ..ops.loss import (
     nll_loss,
     smooth_l1_loss,
 )
+from ..ops.loss_margin import (
+    cosine_embedding_loss,
+    hinge_embedding_loss,
+    margin_ranking_loss,
+    multi_margin_loss,
+    multilabel_margin_loss,
+    multilabel_soft_margin_loss,
+    soft_margin_loss,
+    triplet_margin_loss,
+    triplet_margin_with_distance_loss,
+)
+from ..ops.loss_nll import gaussian_nll_loss, poisson_nll_loss
+from ..ops.lrn import local_response_norm
 from ..ops.matmul import bilinear, linear
 from ..ops.movement import pad
 from ..ops.normalization import (
@@ -73,6 +92,7 @@ from ..ops.normalization import (
     normalize,
     rms_norm,
 )
+from ..ops.pixel import channel_shuffle, pixel_shuffle, pixel_unshuffle
 from ..ops.pool import (
     adaptive_avg_pool1d,
     adaptive_avg_pool2d,
@@ -83,6 +103,7 @@ from ..ops.pool import (
     max_pool1d,
     max_pool2d,
 )
+from ..ops.pool3d import adaptive_avg_pool3d, adaptive_max_pool3d, avg_pool3d, max_pool3d
 
 __all__ = [
     "linear", "pad", "relu_", "relu", "relu6", "leaky_relu", "elu", "selu", "celu", "gelu",
@@ -96,6 +117,14 @@ __all__ = [
     "bilinear", "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "unfold", "fold",
     "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
     "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d",
+    "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "cosine_similarity",
+    "pairwise_distance", "embedding_bag", "affine_grid", "grid_sample", "gumbel_softmax",
+    "local_response_norm", "ctc_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss",
+    "margin_ranking_loss", "cosine_embedding_loss", "hinge_embedding_loss", "soft_margin_loss",
+    "multilabel_soft_margin_loss", "multi_margin_loss", "multilabel_margin_loss",
+    "gaussian_nll_loss", "poisson_nll_loss",
+    "conv3d", "conv_transpose3d", "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d",
+    "adaptive_max_pool3d",
 ]
 
 

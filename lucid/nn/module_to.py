@@ -168,6 +168,15 @@ class _ModuleTo:
         """
         return self._float_cast(_dtype.float16)
 
+    def bfloat16(self: T) -> T:
+        """Cast floating-point parameters and buffers to bfloat16.
+
+        Example::
+
+            net.bfloat16()
+        """
+        return self._float_cast(_dtype.bfloat16)
+
     def to_empty(self: T, *, device: Any, recurse: bool = True) -> T:
         """Move parameters and buffers to ``device`` without copying values (they become
         uninitialised memory of the same shape and dtype).
@@ -196,6 +205,7 @@ class _ModuleTo:
 
 
 _LEGACY = {"FloatTensor": "float32", "DoubleTensor": "float64", "HalfTensor": "float16",
+           "BFloat16Tensor": "bfloat16",
            "LongTensor": "int64", "IntTensor": "int32", "ShortTensor": "int16",
            "CharTensor": "int8", "ByteTensor": "uint8", "BoolTensor": "bool"}
 

@@ -12,7 +12,7 @@ from .._convert import to_array
 from .._tensor import Tensor, _make
 from ..autograd.function import Op
 
-Scalar = (int, float, bool, np.number, np.bool_)
+Scalar = (int, float, bool, complex, np.number, np.bool_)
 
 
 def sum_to(be: Any, g: Any, shape: tuple[int, ...]) -> Any:
@@ -64,6 +64,8 @@ def cast(t: Tensor, d: _dtype.dtype) -> Tensor:
     """``t`` converted to dtype ``d`` (differentiable; a no-op when already ``d``)."""
     if t.dtype is d:
         return t
+    if t._rg and d._cat < 2:  # integer and bool results carry no gradient, as in torch
+        t = t.detach()
     return Cast.apply(t, dtype=d)
 
 
@@ -153,6 +155,15 @@ def size_arg(args: tuple) -> tuple[int, ...]:
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
                                f"{list(shape)}")
     return shape
+
+
+def sized(name: str, sizes: tuple, size: Any) -> tuple:
+    """The size of a factory call given as ``f(2, 3)``, ``f((2, 3))`` or ``f(size=(2, 3))``."""
+    if size is None:
+        return sizes
+    if sizes:
+        raise TypeError(f"{name}() got multiple values for argument 'size'")
+    return (size,)
 
 
 def shape_arg(args: tuple) -> tuple[int, ...]:

@@ -305,8 +305,7 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
 
         softplus(lucid.tensor([0.0]))            # tensor([0.6931])
     """
-    if _ac.state.on:
-        (input,) = _ac.cast("softplus", input)
+    input = _ac.cast1("softplus", input) if _ac.state.on else input
     return Softplus.apply(_float(input), beta=float(beta), threshold=float(threshold))
 
 
@@ -414,8 +413,7 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
 
         prelu(lucid.tensor([[-1.0, 2.0]]), lucid.tensor([0.25]))   # tensor([[-0.2500, 2.0000]])
     """
-    if _ac.state.on:
-        input, weight = _ac.cast("prelu", input, weight)
+    input, weight = _ac.cast("prelu", input, weight) if _ac.state.on else (input, weight)
     w = weight
     if weight.numel() != 1:
         if input.ndim < 2 or input.shape[1] != weight.numel():

@@ -9,6 +9,7 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor, _make
+from . import _autocast as _ac
 from . import elementwise as _e
 from . import matmul as _mm
 from . import movement as _m
@@ -37,6 +38,9 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
         q = k = v = lucid.randn(2, 4, 5, 8)
         out = scaled_dot_product_attention(q, k, v, is_causal=True)    # (2, 4, 5, 8)
     """
+    if _ac.state.on:
+        query, key, value, attn_mask = _ac.cast("scaled_dot_product_attention", query, key,
+                                                value, attn_mask)
     if is_causal and attn_mask is not None:
         raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set "
                            "when is_causal=True")

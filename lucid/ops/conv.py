@@ -19,6 +19,7 @@ from ..kernels._geometry import (
     effective_kernel,
     same_padding,
 )
+from . import _autocast as _ac
 
 __all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "unfold", "fold"]
 
@@ -146,8 +147,10 @@ def _check_dtypes(input: Tensor, weight: Tensor, bias: Tensor | None) -> None:
 
 def _check_shape(xs: tuple, ws: tuple, bias: Tensor | None, groups: int, pads: tuple,
                  stride: tuple, dilation: tuple, transposed: bool, n: int, shown: tuple) -> None:
-    """torch's check_shape_forward, on 4-D shapes (1-D convolutions carry H = 1); messages
-    name the ``shown`` (batched input, weight) shapes."""
+    """torch's check_shape_forward, on batched shapes with 2 or 3 spatial dims (1-D
+    convolutions carry H = 1); messages name the ``n`` spatial dims of the ``shown`` (batched
+    input, weight) shapes."""
+    nd = len(ws) - 2
     if any(p < 0 for pr in pads for p in pr):
         raise RuntimeError("negative padding is not supported")
     if any(s <= 0 for s in stride):
@@ -175,30 +178,33 @@ def _check_shape(xs: tuple, ws: tuple, bias: Tensor | None, groups: int, pads: t
         raise RuntimeError(
             f"Given {lead} of size {wl}, expected bias to be 1-dimensional with {n_out} "
             f"elements, but got bias of size {_lst(bias.shape)} instead")
-    if ws[2] <= 0 or ws[3] <= 0:
-        raise RuntimeError(f"kernel size should be greater than zero, but got kernel_height: "
-                           f"{ws[2]} kernel_width: {ws[3]}")
-    if transposed and 0 in ws[:2]:
+    if min(ws[2:]) <= 0:
+        sizes = " ".join(f"kernel_{d}: {k}" for d, k in zip(("depth", "height", "width")[-nd:],
+                                                            ws[2:]))
+        raise RuntimeError(f"kernel size should be greater than zero, but got {sizes}")
+    if transposed and nd == 2 and 0 in ws[:2]:
         raise RuntimeError(f"non-empty 2D or 4D weight tensor expected, but got: {list(ws)}")
     if not transposed:
-        padded = [xs[2 + i] + pads[i][0] + pads[i][1] for i in range(2)]
-        kernel = [effective_kernel(ws[2 + i], dilation[i]) for i in range(2)]
+        padded = [xs[2 + i] + pads[i][0] + pads[i][1] for i in range(nd)]
+        kernel = [effective_kernel(ws[2 + i], dilation[i]) for i in range(nd)]
         if any(p < k for p, k in zip(padded, kernel)):
             raise RuntimeError(
-                f"Calculated padded input size per channel: ({_fmt(padded[2 - n:])}). Kernel "
-                f"size: ({_fmt(kernel[2 - n:])}). Kernel size can't be greater than actual input "
-                "size")
+                f"Calculated padded input size per channel: ({_fmt(padded[nd - n:])}). Kernel "
+                f"size: ({_fmt(kernel[nd - n:])}). Kernel size can't be greater than actual "
+                "input size")
     if xs[0] and xs[1] and 0 in xs[2:]:
         raise RuntimeError(f"Only zero batch or zero channel inputs are supported, but got "
                            f"input shape: {list(xs)}")
 
 
-def _fmt(vals: list[int]) -> str:
-    return " x ".join(str(v) for v in vals)
+def _fmt(vals: Any) -> str:
+    return " x ".join(str(int(v)) for v in vals)
 
 
 def _conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, padding: Any,
           dilation: Any, groups: int, n: int, name: str) -> Tensor:
+    if _ac.state.on:
+        input, weight, bias = _ac.cast(name, input, weight, bias)
     unbatched = _check_common(input, weight, bias, n, name)
     stride_t = _ints(stride, n, "stride", name)
     dil = _ints(dilation, n, "dilation", name)
@@ -267,6 +273,8 @@ def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: An
 
 def _conv_t(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, padding: Any,
             output_padding: Any, groups: int, dilation: Any, n: int, name: str) -> Tensor:
+    if _ac.state.on:
+        input, weight, bias = _ac.cast(name, input, weight, bias)
     unbatched = _check_common(input, weight, bias, n, name)
     if isinstance(padding, str):
         raise TypeError(f"{name}(): argument 'padding' must be tuple of ints, not str")

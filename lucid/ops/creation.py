@@ -11,7 +11,7 @@ from .. import _dtype
 from .._convert import to_array
 from .._tensor import Tensor, _make
 from ..backend import get_backend
-from ._util import size_arg
+from ._util import size_arg, sized
 
 
 def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
@@ -58,9 +58,10 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
 
 
 def _factory(fill: str) -> Any:
-    def f(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
-          out: Any = None, layout: Any = None, pin_memory: bool = False) -> Tensor:
-        shape = size_arg(size)
+    def f(*sizes: Any, size: Any = None, dtype: Any = None, device: Any = None,
+          requires_grad: bool = False, out: Any = None, layout: Any = None,
+          pin_memory: bool = False) -> Tensor:
+        shape = size_arg(sized(fill, sizes, size))
         d = _dtype.get_default_dtype() if dtype is None else _dtype.to_dtype(dtype)
         be = get_backend(device)
         t = _make(getattr(be, fill)(shape, d), be, False, None)

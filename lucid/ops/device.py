@@ -118,7 +118,8 @@ def _caster(d: _dtype.dtype) -> Any:
     def f(self: Tensor, memory_format: Any = None) -> Tensor:
         return cast(self, d)
 
-    f.__name__ = {"float32": "float", "float64": "double", "float16": "half", "int64": "long",
+    f.__name__ = {"float32": "float", "float64": "double", "float16": "half",
+                  "bfloat16": "bfloat16", "int64": "long",
                   "int32": "int", "bool": "bool", "int16": "short", "uint8": "byte",
                   "int8": "char"}[d.name]
     f.__doc__ = f"This tensor as ``lucid.{d.name}``."

@@ -8,6 +8,7 @@ from typing import Any
 from .. import _dtype
 from .._tensor import Tensor
 from ..autograd.function import Op
+from . import _autocast as _ac
 from ._util import broadcast_error, cast, coerce, shape_of, sum_to
 
 # ---- binary arithmetic ------------------------------------------------------------------------
@@ -254,6 +255,8 @@ def fmod(input: Any, other: Any) -> Tensor:
 
 def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001
     """``input ** exponent`` with broadcasting."""
+    if _ac.state.on:
+        input, exponent = _ac.cast("pow", input, exponent)
     a, b = coerce(input, exponent)
     if isinstance(a, Tensor) and isinstance(b, int) and not isinstance(b, bool) and b < 0 \
             and not a.dtype.is_floating_point:
@@ -323,10 +326,14 @@ Cosh = _unary("Cosh", "cosh", lambda be, x, g: be.mul(g, be.sinh(x)))
 
 
 def _float_unary(cls: type[Op]) -> Any:
+    name = cls.fn if hasattr(cls, "fn") and cls.fn else cls.__name__.lower()
+
     def f(input: Tensor) -> Tensor:
+        if _ac.state.on:
+            (input,) = _ac.cast(name, input)
         return cls.apply(_to_float(input))
 
-    f.__name__ = cls.fn if hasattr(cls, "fn") and cls.fn else cls.__name__.lower()
+    f.__name__ = name
     f.__doc__ = f"Elementwise ``{f.__name__}``; integer inputs are computed in the default float."
     return f
 

@@ -46,8 +46,10 @@ def _convert_index(idx: Any, be: Any) -> tuple[Any, bool, tuple[Tensor, ...]]:
             out.append(it._data)
             held.append(it)
             basic = False
-        elif isinstance(it, (list, np.ndarray)):
+        elif isinstance(it, (list, range, np.ndarray)):
             a = np.asarray(it)
+            if a.size == 0 and not isinstance(it, np.ndarray):
+                a = a.astype(np.int64)  # x[[]] and x[range(0)] select nothing
             if a.dtype.kind == "f":
                 raise IndexError(
                     "tensors used as indices must be long, int, byte or bool tensors"
@@ -284,9 +286,19 @@ class ScatterAdd(Op):
         return self.be.add(x, self.be.scatter_add(x.shape, idx, src, axis))
 
     def backward(self, g):
-        gs = self.be.take_along_axis(g, self.saved[0], self.axis) \
-            if self.parents[1] is not None else None
-        return g, gs, None, None
+        return g, _gather_src_grad(self.be, g, self.saved[0], self.axis, self.parents[1]), \
+            None, None
+
+
+def _gather_src_grad(be: Any, g: Any, idx: Any, axis: int, parent: Any) -> Any:
+    """The gradient of a scattered ``src``: ``g`` gathered at ``idx``; an index smaller than
+    ``g`` off ``axis`` (torch allows it) reads the leading block of ``g``."""
+    if parent is None:
+        return None
+    if any(i != axis and n < m for i, (n, m) in enumerate(zip(idx.shape, g.shape))):
+        g = be.getitem(g, tuple(slice(None) if i == axis else slice(0, n)
+                                for i, n in enumerate(idx.shape)))
+    return be.take_along_axis(g, idx, axis)
 
 
 class Scatter(Op):
@@ -298,8 +310,7 @@ class Scatter(Op):
     def backward(self, g):
         be, (idx,) = self.be, self.saved
         gx = be.scatter(g, idx, 0, self.axis) if self.parents[0] is not None else None
-        gs = be.take_along_axis(g, idx, self.axis) if self.parents[1] is not None else None
-        return gx, gs, None, None
+        return gx, _gather_src_grad(be, g, idx, self.axis, self.parents[1]), None, None
 
 
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:

@@ -1,5 +1,6 @@
-"""``interpolate``: nearest, nearest-exact, linear, bilinear and trilinear resizing, composed
-from index_select so the gradients are its."""
+"""``interpolate``: nearest, nearest-exact, linear, bilinear and trilinear resizing composed
+from index_select, and bicubic and area resizing as one constant (n_out, n_in) matrix per
+spatial dim applied with matmul; the gradients are those ops'."""
 
 from __future__ import annotations
 
@@ -8,9 +9,12 @@ from typing import Any
 
 import numpy as np
 
+from .. import _dtype
 from .._tensor import Tensor, _make
 from . import elementwise as _e
 from . import index as _i
+from . import shape as _s
+from .matmul import matmul
 
 __all__ = ["interpolate"]
 
@@ -74,8 +78,11 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
                 recompute_scale_factor: bool | None = None, antialias: bool = False) -> Tensor:
     """Resize the spatial dims of (N, C, *spatial) ``input`` to ``size`` or by ``scale_factor``.
 
-    Modes: "nearest", "nearest-exact", "linear" (3-D), "bilinear" (4-D), "trilinear" (5-D).
-    Linear modes are separable 1-D interpolations, so gradients come from index_select.
+    Modes: "nearest", "nearest-exact", "linear" (3-D), "bilinear" (4-D), "bicubic" (4-D),
+    "trilinear" (5-D), "area" (adaptive average pooling). ``antialias=True`` (bilinear and
+    bicubic) widens the filter when downsampling, as torch. Linear modes are separable 1-D
+    interpolations, so gradients come from index_select; bicubic, area and antialiased
+    resizing multiply by one constant matrix per dim.
 
     Example::
 
@@ -83,26 +90,33 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
         interpolate(x, scale_factor=2, mode="bilinear", align_corners=False).shape   # 4x4
     """
     k = input.ndim - 2
+    msg = (f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) for "
+           f"the modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | area | "
+           f"nearest-exact (got {mode})")
     if k < 1:
-        raise ValueError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got "
-                         f"{input.ndim}D) for the modes: nearest | linear | bilinear | bicubic | "
-                         f"trilinear | area | nearest-exact (got {mode})")
+        raise ValueError(msg)
     linear = mode in _LINEAR
-    if mode not in ("nearest", "nearest-exact") and not linear:
-        raise NotImplementedError(f"interpolate mode {mode!r} is not supported")
+    if mode not in ("nearest", "nearest-exact", "area", "bicubic") and not linear \
+            or mode == "bicubic" and input.ndim != 4:
+        raise NotImplementedError(msg)
+    if antialias and not (mode in ("bilinear", "bicubic") and input.ndim == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos "
+                         "modes and requires a 4-D tensor as input")
     if linear and input.ndim != _LINEAR[mode]:
         raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs "
                                   f"{_LINEAR[mode]}D input")
-    if not linear and align_corners is not None:
+    if not linear and mode != "bicubic" and align_corners is not None:
         raise ValueError("align_corners option can only be set with the interpolating modes: "
                          "linear | bilinear | bicubic | trilinear")
-    if antialias:
-        raise NotImplementedError("antialias=True is not supported")
     sizes, sfs = _out_sizes(input, size, scale_factor, k)
     if recompute_scale_factor:
         sfs = [None] * k
     align = bool(align_corners)
     be = input._be
+    if antialias:
+        return _separable(input, sizes, sfs, align, "aa-" + mode)
+    if mode in ("area", "bicubic"):
+        return _separable(input, sizes, sfs, align, mode)
     out = input
     for j, (n_out, sf) in enumerate(zip(sizes, sfs)):
         d = 2 + j
@@ -119,4 +133,93 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None,
         a = _i.index_select(out, d, _make(be.from_numpy(i0), be, False, None))
         b = _i.index_select(out, d, _make(be.from_numpy(i1), be, False, None))
         out = _e.add(a, _e.mul(_e.sub(b, a), lam_t))
+    return out
+
+
+# ---- area and bicubic: one (n_out, n_in) matrix per spatial dim ---------------------------------
+
+_CUBIC_A = -0.75
+
+
+def _cubic_weights(t: np.ndarray) -> np.ndarray:
+    """The 4 Keys-cubic weights (A = -0.75, as torch) for fractional offsets ``t``."""
+    a = _CUBIC_A
+
+    def near(x: np.ndarray) -> np.ndarray:
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    def far(x: np.ndarray) -> np.ndarray:
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+
+    return np.stack([far(t + 1), near(t), near(1 - t), far(2 - t)], axis=1)
+
+
+def _resize_matrix(n_in: int, n_out: int, sf: float | None, align: bool, mode: str
+                   ) -> np.ndarray:
+    m = np.zeros((n_out, n_in))
+    rows = np.arange(n_out)
+    if mode == "area":  # adaptive average pooling windows
+        start = (rows * n_in) // n_out
+        end = -((-(rows + 1) * n_in) // n_out)
+        for i in range(n_out):
+            m[i, start[i]:end[i]] = 1.0 / (end[i] - start[i])
+        return m
+    if mode.startswith("aa-"):
+        return _antialias_matrix(n_in, n_out, sf, align, mode[3:])
+    if align:
+        real = rows * ((n_in - 1) / (n_out - 1) if n_out > 1 else 0.0)
+    else:
+        real = (1.0 / sf if sf else n_in / n_out) * (rows + 0.5) - 0.5
+    base = np.floor(real)
+    w = _cubic_weights(real - base)
+    for j in range(4):
+        np.add.at(m, (rows, np.clip(base.astype(np.int64) - 1 + j, 0, n_in - 1)), w[:, j])
+    return m
+
+
+def _antialias_matrix(n_in: int, n_out: int, sf: float | None, align: bool, mode: str
+                      ) -> np.ndarray:
+    """torch's antialiased weights: the filter (triangle, or Keys cubic with A = -0.5) is
+    stretched by the scale when downsampling, and each row is normalised."""
+    if align:
+        scale = (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+    else:
+        scale = 1.0 / sf if sf else n_in / n_out
+    half = 1.0 if mode == "bilinear" else 2.0
+    support = half * scale if scale >= 1.0 else half
+    inv = 1.0 / scale if scale >= 1.0 else 1.0
+    a = -0.5
+
+    def filt(x: np.ndarray) -> np.ndarray:
+        x = np.abs(x)
+        if mode == "bilinear":
+            return np.maximum(0.0, 1.0 - x)
+        return np.where(x < 1, ((a + 2) * x - (a + 3)) * x * x + 1,
+                        np.where(x < 2, (((x - 5) * x + 8) * x - 4) * a, 0.0))
+
+    m = np.zeros((n_out, n_in))
+    for i in range(n_out):
+        center = scale * (i + 0.5)
+        lo = max(int(center - support + 0.5), 0)
+        hi = min(int(center + support + 0.5), n_in)
+        w = filt((np.arange(lo, hi) - center + 0.5) * inv)
+        total = w.sum()
+        m[i, lo:hi] = w / total if total else w
+    return m
+
+
+def _separable(input: Tensor, sizes: list[int], sfs: list[float | None], align: bool,
+               mode: str) -> Tensor:
+    if not input.dtype.is_floating_point:
+        kernel = {"bicubic": "compute_indices_weights_cubic", "area":
+                  f"adaptive_avg_pool{len(sizes)}d"}.get(mode, "upsample_" + mode[3:] + "2d_aa")
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{_dtype.torch_name(input.dtype)}'")
+    be = input._be
+    out = input
+    for j, (n_out, sf) in enumerate(zip(sizes, sfs)):
+        d = 2 + j
+        m = _resize_matrix(input.shape[d], n_out, sf, align, mode).T.astype(input.dtype.np)
+        mt = _make(be.from_numpy(np.ascontiguousarray(m)), be, False, None)
+        out = _s.movedim(matmul(_s.movedim(out, d, -1), mt), -1, d)
     return out

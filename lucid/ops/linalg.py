@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._tensor import Tensor
+from . import _autocast as _ac
 from .creation import arange, zeros
 from .elementwise import add, mul, sub
 from .matmul import matmul
@@ -102,6 +103,8 @@ def trace(input: Tensor) -> Tensor:
     """
     if input.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
+    if _ac.state.on:
+        (input,) = _ac.cast("trace", input)
     return _sum(diagonal(input))
 
 
@@ -112,6 +115,8 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: An
 
         lucid.addmm(b, x, w)
     """
+    if _ac.state.on:
+        input, mat1, mat2 = _ac.cast("addmm", input, mat1, mat2)
     prod = matmul(mat1, mat2)
     if alpha != 1:
         prod = mul(prod, alpha)

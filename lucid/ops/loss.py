@@ -13,6 +13,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Size, Tensor
 from ..autograd.function import Op
+from . import _autocast as _ac
 from . import elementwise as _e
 from . import reduce as _r
 from ._util import coerce, loss_reduction, sum_to
@@ -25,12 +26,11 @@ __all__ = [
 ]
 
 
-def _reduce(loss: Tensor, reduction: str) -> Tensor:
+def reduce_loss(loss: Tensor, reduction: str) -> Tensor:
+    """An unreduced loss reduced as ``reduction`` says: "mean", "sum" or "none"."""
     if reduction == "mean":
         return _r.mean(loss)
-    if reduction == "sum":
-        return _r.sum(loss)
-    return loss
+    return _r.sum(loss) if reduction == "sum" else loss
 
 
 # ---- class-index losses -------------------------------------------------------------------------
@@ -157,6 +157,7 @@ def _check_weight(weight: Tensor | None, n: int) -> None:
                            f"no classes but got weight tensor of shape: {list(weight.shape)}")
 
 
+@_ac.policy("cross_entropy")
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
                   size_average: bool | None = None, ignore_index: int = -100,
                   reduce: bool | None = None, reduction: str = "mean",
@@ -204,9 +205,10 @@ def _cross_entropy_probs(input: Tensor, target: Tensor, weight: Tensor | None,
     loss = _e.neg(_r.sum(prod, cdim))
     if reduction == "mean":
         return _e.div(_r.sum(loss), max(input.numel() // n, 1) if input.numel() else 0.0)
-    return _reduce(loss, reduction)
+    return reduce_loss(loss, reduction)
 
 
+@_ac.policy("nll_loss")
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
              size_average: bool | None = None, ignore_index: int = -100,
              reduce: bool | None = None, reduction: str = "mean") -> Tensor:
@@ -280,16 +282,18 @@ def _broadcast_pair(input: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:
 
 def _pointwise(cls: type[Op], input: Tensor, target: Tensor, reduction: str,
                weight: Tensor | None = None, weighted_mean: str = "sum", **kw: Any) -> Tensor:
+    if _ac.state.on:  # mse, l1, smooth_l1, huber: float32 on every autocast list
+        input, target, weight = _ac.cast("mse_loss", input, target, weight)
     a, b = _broadcast_pair(input, target)
     loss = cls.apply(a, b, **kw)
     if weight is None:
-        return _reduce(loss, reduction)
+        return reduce_loss(loss, reduction)
     if tuple(weight.shape) != tuple(input.shape):
         raise ValueError("Weights and input must have the same size.")
     loss = _e.mul(loss, weight)
     if reduction == "mean" and weighted_mean == "sum":
         return _e.div(_r.sum(loss), _r.sum(weight))
-    return _reduce(loss, reduction)
+    return reduce_loss(loss, reduction)
 
 
 def mse_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
@@ -366,6 +370,7 @@ class BCE(Op):
         return gx, gt
 
 
+@_ac.policy("binary_cross_entropy")
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
                          size_average: bool | None = None, reduce: bool | None = None,
                          reduction: str = "mean") -> Tensor:
@@ -387,7 +392,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     loss = BCE.apply(*coerce(input, target))
     if weight is not None:
         loss = _e.mul(loss, weight)
-    return _reduce(loss, red)
+    return reduce_loss(loss, red)
 
 
 class BCEWithLogits(Op):
@@ -415,6 +420,7 @@ class BCEWithLogits(Op):
         return gx, gt, gpw
 
 
+@_ac.policy("binary_cross_entropy_with_logits")
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
                                      weight: Tensor | None = None,
                                      size_average: bool | None = None,
@@ -435,7 +441,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
     loss = BCEWithLogits.apply(x, t, pos_weight)
     if weight is not None:
         loss = _e.mul(loss, weight)
-    return _reduce(loss, red)
+    return reduce_loss(loss, red)
 
 
 class KLDiv(Op):
@@ -465,6 +471,7 @@ class KLDiv(Op):
         return gx, gt
 
 
+@_ac.policy("kl_div")
 def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None,
            reduce: bool | None = None, reduction: str = "mean", log_target: bool = False
            ) -> Tensor:
@@ -489,4 +496,4 @@ def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None,
     if reduction == "batchmean":
         total = _r.sum(loss)
         return _e.div(total, input.shape[0]) if input.ndim else total
-    return _reduce(loss, reduction)
+    return reduce_loss(loss, reduction)

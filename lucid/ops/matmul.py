@@ -8,6 +8,7 @@ from typing import Any
 from .._dtype import bool_, c10_name
 from .._tensor import Tensor
 from ..autograd.function import Op, _device_mismatch
+from . import _autocast as _ac
 from . import elementwise as _e
 from . import reduce as _r
 from . import shape as _s
@@ -85,6 +86,14 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
 
         lucid.randn(8, 4, 3) @ lucid.randn(3, 5)      # shape (8, 4, 5)
     """
+    if input.__class__ is not Tensor and hasattr(input, "_sparse_matmul"):
+        return input._sparse_matmul(other)  # a sparse COO left operand (ops/sparse_coo.py)
+    if _ac.state.on:
+        input, other = _ac.cast("matmul", input, other)
+    return _matmul(input, other)
+
+
+def _matmul(input: Tensor, other: Tensor) -> Tensor:
     if not isinstance(input, Tensor) or not isinstance(other, Tensor):
         raise TypeError(
             f"matmul(): argument 'other' must be Tensor, not "
@@ -156,7 +165,9 @@ def dot(input: Tensor, other: Tensor) -> Tensor:
         raise RuntimeError(
             f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors"
         )
-    return matmul(input, other)
+    if _ac.state.on:
+        input, other = _ac.cast("dot", input, other)
+    return _matmul(input, other)
 
 
 inner = dot
@@ -167,11 +178,13 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
         raise RuntimeError(
             f"vector + matrix @ vector expected, got {input.ndim}, {vec.ndim}"
         )
-    return matmul(input, vec)
+    if _ac.state.on:
+        input, vec = _ac.cast("mv", input, vec)
+    return _matmul(input, vec)
 
 
 def outer(input: Tensor, vec2: Tensor) -> Tensor:
-    return matmul(unsqueeze(input, 1), unsqueeze(vec2, 0))
+    return _matmul(unsqueeze(input, 1), unsqueeze(vec2, 0))
 
 
 ger = outer
@@ -207,6 +220,8 @@ class Linear(Op):
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``input @ weight.T + bias``, as ``torch.nn.functional.linear``."""
+    if _ac.state.on:
+        input, weight, bias = _ac.cast("linear", input, weight, bias)
     if input.shape[-1:] != weight.shape[-1:] or weight.ndim != 2:
         a2 = (input.numel() // max(input.shape[-1], 1), input.shape[-1]) if input.ndim else ()
         raise RuntimeError(
@@ -232,6 +247,8 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
 
         y = bilinear(lucid.randn(4, 3), lucid.randn(4, 5), lucid.randn(2, 3, 5))   # (4, 2)
     """
+    if _ac.state.on:
+        input1, input2, weight, bias = _ac.cast("bilinear", input1, input2, weight, bias)
     if weight.ndim != 3:
         raise RuntimeError(f"bilinear(): weight must be 3-D, got {weight.ndim}-D")
     o, i1, i2 = weight.shape
@@ -244,7 +261,7 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
     x1 = _s.reshape(input1, -1, i1)
     x2 = _s.reshape(input2, -1, 1, i2)
     w = _s.reshape(_s.permute(weight, 1, 0, 2), i1, o * i2)
-    t = _s.reshape(matmul(x1, w), -1, o, i2)
+    t = _s.reshape(_matmul(x1, w), -1, o, i2)
     y = _r.sum(_e.mul(t, x2), -1)
     if bias is not None:
         y = _e.add(y, bias)

@@ -250,10 +250,16 @@ def flip(input: Tensor, *args: Any, dims: Any = None) -> Tensor:
 
 
 def fliplr(input: Tensor) -> Tensor:
+    """``input`` with its columns (dim 1) reversed; needs at least 2 dims."""
+    if input.ndim < 2:
+        raise RuntimeError("Input must be >= 2-d.")
     return flip(input, (1,))
 
 
 def flipud(input: Tensor) -> Tensor:
+    """``input`` with its rows (dim 0) reversed; needs at least 1 dim."""
+    if input.ndim < 1:
+        raise RuntimeError("Input must be >= 1-d.")
     return flip(input, (0,))
 
 
@@ -262,6 +268,9 @@ def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
         return reshape(roll(flatten(input), shifts, 0), input.shape)
     shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
     dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    if len(shifts) != len(dims):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, "
+                           f"dims:{len(dims)}")
     out = input
     for s, d in zip(shifts, dims):
         d = norm_dim(d, input.ndim)
@@ -282,6 +291,25 @@ class PadConstant(Op):
 
     def backward(self, g):
         return self.be.getitem(g, self.slices), None, None
+
+
+def _check_nonconstant(input: Tensor, k: int, widths: list, mode: str) -> None:
+    """torch's checks for reflect / replicate / circular padding of the last ``k`` dims."""
+    if k > 3 or input.ndim not in (k + 1, k + 2):
+        raise NotImplementedError(
+            f"Padding size {2 * k} is not supported for {input.ndim}D input tensor.\n"
+            "Supported combinations for non-constant padding:\n"
+            "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+            "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+            "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+    if mode == "circular":
+        for (lo, hi), n in zip(widths[-k:], input.shape[-k:]):
+            if lo > n or hi > n:
+                raise RuntimeError("Padding value causes wrapping around more than once.")
+    elif 0 in input.shape[input.ndim - k - 1 + (input.ndim == k + 2):]:
+        raise RuntimeError(
+            f"Expected {k + 1}D or {k + 2}D (batch mode) tensor with possibly 0 batch size and "
+            f"other non-zero dimensions for input, but got: {list(input.shape)}")
 
 
 def pad(input: Tensor, pad: Any, mode: str = "constant", value: Any = None) -> Tensor:
@@ -310,6 +338,7 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: Any = None) -> T
         return PadConstant.apply(input, widths, 0 if value is None else value)
     if mode not in ("reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    _check_nonconstant(input, len(pad) // 2, widths, mode)
 
     out = input
     for d, (lo, hi) in enumerate(widths):

@@ -13,14 +13,14 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
-
 from .. import _dtype
 from .._tensor import Size, Tensor
 from ..autograd.function import Op
+from . import _autocast as _ac
 from . import elementwise as _e
 from . import reduce as _r
 from . import select as _sel
+from ._util import cast
 
 __all__ = ["batch_norm", "layer_norm", "group_norm", "instance_norm", "rms_norm", "normalize"]
 
@@ -92,6 +92,17 @@ def _float_only(kernel: str, input: Tensor) -> None:
             f'"{kernel}" not implemented for \'{_dtype.torch_name(input.dtype)}\'')
 
 
+def _mixed_half(input: Tensor, *params: Tensor | None) -> bool:
+    """A float16/bfloat16 input with float32 parameters: PyTorch computes such a norm in
+    float32 and returns the input's dtype."""
+    d = input.dtype
+    return d in _dtype.HALF and any(p is not None and p.dtype is not d for p in params)
+
+
+def _in_float32(fn: Any, input: Tensor, *args: Any) -> Tensor:
+    return cast(fn(cast(input, _dtype.float32), *args), input.dtype)
+
+
 def _bump(*ts: Tensor | None) -> None:
     for t in ts:
         if t is not None:
@@ -161,6 +172,10 @@ def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = Non
 
         y = layer_norm(lucid.randn(4, 10), (10,))      # each row: mean 0, variance 1
     """
+    if _ac.state.on:
+        input, weight, bias = _ac.cast("layer_norm", input, weight, bias)
+    if _mixed_half(input, weight, bias):
+        return _in_float32(layer_norm, input, normalized_shape, weight, bias, eps)
     ns = _norm_shape(normalized_shape)
     k = len(ns)
     if k == 0 or tuple(input.shape[input.ndim - k:]) != ns or k > input.ndim:
@@ -185,6 +200,10 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
 
         y = group_norm(lucid.randn(2, 6, 5), 3)
     """
+    if _ac.state.on:
+        input, weight, bias = _ac.cast("group_norm", input, weight, bias)
+    if _mixed_half(input, weight, bias):
+        return _in_float32(group_norm, input, num_groups, weight, bias, eps)
     if input.ndim < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "
                            f"{input.ndim}")
@@ -219,6 +238,9 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
                          "input)")
     if not use_input_stats:
         return batch_norm(input, running_mean, running_var, weight, bias, False, momentum, eps)
+    if _mixed_half(input, weight, bias):
+        return _in_float32(instance_norm, input, running_mean, running_var, weight, bias,
+                           use_input_stats, momentum, eps)
     n, c = input.shape[0], input.shape[1]
     if input.numel() // (n * c) == 1:
         raise ValueError("Expected more than 1 spatial element when training, got input size "
@@ -255,8 +277,10 @@ def rms_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,
             f"Given normalized_shape={list(ns)}, expected input with shape "
             f"[*{', '.join(str(s) for s in ns)}], but got input of size{list(input.shape)}")
     _float_only("rms_norm", input)
-    if eps is None:
-        eps = float(np.finfo(input.dtype.np).eps)
+    if input.dtype in _dtype.HALF:  # computed in float32, rounded once, as torch's CPU
+        return _in_float32(rms_norm, input, normalized_shape, weight, eps)
+    if eps is None:  # the epsilon of the compute dtype: float32 for float16/bfloat16, as torch
+        eps = _dtype.finfo(_dtype.float32 if input.dtype in _dtype.HALF else input.dtype).eps
     dims = tuple(range(input.ndim - k, input.ndim))
     ms = _r.mean(_e.mul(input, input), dims, keepdim=True)
     y = _e.mul(input, _e.rsqrt(_e.add(ms, eps)))

@@ -13,6 +13,7 @@ from .._tensor import Tensor, _make
 from ..autograd import grad_mode
 from ..backend import get_backend
 from ._util import size_arg as shape_arg
+from ._util import sized
 from .elementwise import add, mul
 from .views import check_leaf, written
 
@@ -93,21 +94,23 @@ def _float(dtype: Any) -> _dtype.dtype:
     return d
 
 
-def rand(*size: Any, generator: Generator | None = None, dtype: Any = None,
-         device: Any = None, requires_grad: bool = False) -> Tensor:
+def rand(*sizes: Any, size: Any = None, generator: Generator | None = None,
+         dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """Uniform samples from [0, 1)."""
     be = get_backend(device)
-    return _out(be.rand(_gen(generator), shape_arg(size), _float(dtype)), be, requires_grad)
+    shape = shape_arg(sized("rand", sizes, size))
+    return _out(be.rand(_gen(generator), shape, _float(dtype)), be, requires_grad)
 
 
-def randn(*size: Any, generator: Generator | None = None, dtype: Any = None,
-          device: Any = None, requires_grad: bool = False) -> Tensor:
+def randn(*sizes: Any, size: Any = None, generator: Generator | None = None,
+          dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """Standard normal samples."""
     be = get_backend(device)
-    return _out(be.randn(_gen(generator), shape_arg(size), _float(dtype)), be, requires_grad)
+    shape = shape_arg(sized("randn", sizes, size))
+    return _out(be.randn(_gen(generator), shape, _float(dtype)), be, requires_grad)
 
 
-def randint(low: int, high: int | None = None, size: Any = None, *,
+def randint(low: int = 0, high: int | None = None, size: Any = None, *,
             generator: Generator | None = None, dtype: Any = None, device: Any = None
             ) -> Tensor:
     """Integers from [low, high) (int64 unless ``dtype`` says otherwise)."""

@@ -10,6 +10,7 @@ from .. import _dtype
 from .._dims import norm_dim, norm_dims
 from .._tensor import Tensor
 from ..autograd.function import Op
+from . import _autocast as _ac
 from ._util import cast, wrap
 from .creation import arange
 from .elementwise import maximum, minimum, sqrt
@@ -60,11 +61,12 @@ class Sum(Op):
 def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None,  # noqa: A001
         axis: Any = None) -> Tensor:
     """Sum over ``dim`` (int, tuple, or None for all); integers and bools sum to int64."""
+    input = _ac.cast1("sum", input) if dtype is None and _ac.state.on else input
     axes = norm_dims(_axes_arg(dim, axis), input.ndim)
     if dtype is not None:
         d = _dtype.to_dtype(dtype)
         input = cast(input, d)
-    elif not input.dtype.is_floating_point:
+    elif not (input.dtype.is_floating_point or input.dtype.is_complex):
         d = _dtype.int64
     else:
         d = None
@@ -318,6 +320,7 @@ class Prod(Op):
 
 def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None
          ) -> Tensor:
+    input = _ac.cast1("prod", input) if dtype is None and _ac.state.on else input
     if dtype is not None:
         input = cast(input, _dtype.to_dtype(dtype))
     elif not input.dtype.is_floating_point:
@@ -350,6 +353,7 @@ class LogSumExp(Op):
 
 def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
     """``log(sum(exp(x)))`` over ``dim``, computed stably (integers in the default float)."""
+    input = _ac.cast1("logsumexp", input) if _ac.state.on else input
     if not input.dtype.is_floating_point:
         input = cast(input, _dtype.get_default_dtype())
     return LogSumExp.apply(input, norm_dims(dim, input.ndim), keepdim)
@@ -422,6 +426,7 @@ class CumSum(Op):
 
 
 def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    input = _ac.cast1("cumsum", input) if dtype is None and _ac.state.on else input
     if dtype is not None:
         input = cast(input, _dtype.to_dtype(dtype))
     elif not input.dtype.is_floating_point:
@@ -448,6 +453,7 @@ class CumProd(Op):
 
 
 def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    input = _ac.cast1("cumprod", input) if dtype is None and _ac.state.on else input
     if dtype is not None:
         input = cast(input, _dtype.to_dtype(dtype))
     elif not input.dtype.is_floating_point:

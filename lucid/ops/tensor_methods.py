@@ -13,18 +13,30 @@ from .. import _dtype
 from .._tensor import Tensor
 from ..autograd import engine
 from . import activation as _act
+from . import combine as _cb
+from . import complex as _cx
 from . import creation as _c
 from . import device as _dev
 from . import elementwise as _e
 from . import index as _i
+from . import index_update as _iu
 from . import inplace as _ip
+from . import legacy as _lg
 from . import linalg as _la
+from . import linalg_decomp as _lad
+from . import linalg_misc as _lam
 from . import matmul as _x
 from . import movement as _m
+from . import nonfinite as _nf
 from . import random as _rnd
+from . import random_fill as _rf
 from . import reduce as _r
+from . import scan as _sc
 from . import select as _sel
 from . import shape as _s
+from . import sorting as _so
+from . import sparse_api as _spa
+from . import special as _sp
 
 __all__: list[str] = []
 
@@ -125,10 +137,11 @@ Tensor.cpu = _dev.cpu
 Tensor.gpu = _dev.gpu
 Tensor.cuda = _dev.gpu
 Tensor.type_as = _dev.type_as
-Tensor.type = _dev.type
+Tensor.type = _lg.tensor_type
 Tensor.float = _dev._caster(_dtype.float32)
 Tensor.double = _dev._caster(_dtype.float64)
 Tensor.half = _dev._caster(_dtype.float16)
+Tensor.bfloat16 = _dev._caster(_dtype.bfloat16)
 Tensor.long = _dev._caster(_dtype.int64)
 Tensor.int = _dev._caster(_dtype.int32)
 Tensor.short = _dev._caster(_dtype.int16)
@@ -170,6 +183,19 @@ Tensor.cos = _e.cos
 Tensor.tan = _e.tan
 Tensor.tanh = _e.tanh
 Tensor.sigmoid = _e.sigmoid
+Tensor.lgamma = _sp.lgamma
+Tensor.digamma = _sp.digamma
+Tensor.erf = _sp.erf
+Tensor.erfc = _sp.erfc
+Tensor.erfinv = _sp.erfinv
+Tensor.igamma = _sp.igamma
+
+
+def _polygamma(self: Tensor, n: int) -> Tensor:
+    return _sp.polygamma(n, self)
+
+
+Tensor.polygamma = _polygamma
 Tensor.asin = _e.asin
 Tensor.acos = _e.acos
 Tensor.atan = _e.atan
@@ -256,6 +282,26 @@ Tensor.trace = _la.trace
 Tensor.addmm = _la.addmm
 Tensor.lerp = _la.lerp
 Tensor.diag_embed = _la.diag_embed
+Tensor.det = _lad.det
+Tensor.logdet = _lad.logdet
+Tensor.slogdet = _lam.slogdet_legacy
+Tensor.inverse = _lam.inverse
+Tensor.cholesky = _lam.cholesky_legacy
+Tensor.svd = _lam.svd_legacy
+Tensor.qr = _lam.qr_legacy
+Tensor.pinverse = _lam.pinverse
+Tensor.matrix_power = _lam.matrix_power
+
+# ---- complex numbers -----------------------------------------------------------------------------
+
+Tensor.real = property(_cx.real)
+Tensor.imag = property(_cx.imag)
+Tensor.conj = _cx.conj
+Tensor.conj_physical = _cx.conj_physical
+Tensor.resolve_conj = _cx.resolve_conj
+Tensor.angle = _cx.angle
+Tensor.is_complex = _cx.is_complex
+Tensor.is_conj = _cx.is_conj
 
 # ---- more ops ------------------------------------------------------------------------------------
 
@@ -370,6 +416,51 @@ Tensor.scatter_add_ = _ip._unary_inplace(_i.scatter_add)
 Tensor.t_ = _ip._view_inplace(_s.t)
 Tensor.squeeze_ = _ip._view_inplace(_s.squeeze)
 Tensor.unsqueeze_ = _ip._view_inplace(_s.unsqueeze)
+
+# ---- searching, counting, scans, index writes, samplers, tensor facts ---------------------------
+
+Tensor.unique = _so.unique
+Tensor.unique_consecutive = _so.unique_consecutive
+Tensor.bincount = _so.bincount
+Tensor.histc = _so.histc
+Tensor.histogram = _so.histogram
+Tensor.kthvalue = _so.kthvalue
+Tensor.mode = _so.mode
+Tensor.cummax = _sc.cummax
+Tensor.cummin = _sc.cummin
+Tensor.logcumsumexp = _sc.logcumsumexp
+Tensor.diff = _sc.diff
+Tensor.rot90 = _cb.rot90
+Tensor.kron = _cb.kron
+Tensor.nan_to_num = _nf.nan_to_num
+Tensor.nan_to_num_ = _nf.nan_to_num_
+Tensor.index_add = _iu.index_add
+Tensor.index_add_ = _iu.index_add_
+Tensor.index_copy = _iu.index_copy
+Tensor.index_copy_ = _iu.index_copy_
+Tensor.index_fill = _iu.index_fill
+Tensor.index_fill_ = _iu.index_fill_
+Tensor.masked_scatter = _iu.masked_scatter
+Tensor.masked_scatter_ = _iu.masked_scatter_
+Tensor.random_ = _rf.random_
+Tensor.exponential_ = _rf.exponential_
+Tensor.geometric_ = _rf.geometric_
+Tensor.cauchy_ = _rf.cauchy_
+Tensor.log_normal_ = _rf.log_normal_
+Tensor.view_as = _lg.view_as
+Tensor.reshape_as = _lg.reshape_as
+Tensor.data_ptr = _lg.data_ptr
+Tensor.is_nonzero = _lg.is_nonzero
+Tensor.is_cpu = property(_lg.is_cpu)
+Tensor.is_xpu = property(_lg.is_false)
+Tensor.is_mps = property(_lg.is_false)
+Tensor.is_meta = property(_lg.is_false)
+Tensor.is_sparse = property(_lg.is_false)
+Tensor.is_quantized = property(_lg.is_false)
+Tensor.is_nested = property(_lg.is_false)
+Tensor.layout = property(_spa.dense_layout)
+Tensor.to_sparse = _spa.to_sparse
+Tensor.to_sparse_coo = _spa.to_sparse_coo
 
 # ---- aliases and properties ----------------------------------------------------------------------
 

@@ -35,6 +35,31 @@ def format_param(name: str, optimizer: Optimizer, param: Any) -> list[Any]:
     return [param] * len(optimizer.param_groups)
 
 
+def uses_beta1(optimizer: Optimizer) -> bool:
+    """Whether a cycled momentum is the optimizer's beta1 (True) or its ``momentum``."""
+    if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+        raise ValueError("optimizer must support momentum or beta1 with "
+                         "`cycle_momentum` option enabled")
+    return "betas" in optimizer.defaults
+
+
+def set_momentum(group: dict[str, Any], use_beta1: bool, value: float) -> None:
+    """Set a param group's momentum (its beta1 when ``use_beta1``)."""
+    if use_beta1:
+        group["betas"] = (value, *group["betas"][1:])
+    else:
+        group["momentum"] = value
+
+
+def start_momentum(optimizer: Optimizer, use_beta1: bool, base: list[Any],
+                   maxm: list[Any]) -> None:
+    """A cycle starts each group's momentum at its max and records both bounds."""
+    for mm, bm, group in zip(maxm, base, optimizer.param_groups):
+        set_momentum(group, use_beta1, mm)
+        group["max_momentum"] = mm
+        group["base_momentum"] = bm
+
+
 def group_values(optimizer: Optimizer, key: str) -> list[Any]:
     return [group[key] for group in optimizer.param_groups]
 

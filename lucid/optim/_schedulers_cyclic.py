@@ -5,7 +5,16 @@ from __future__ import annotations
 
 import math
 
-from ._scheduler_base import LRScheduler, _Flag, format_param, group_values, warn_get_lr
+from ._scheduler_base import (
+    LRScheduler,
+    _Flag,
+    format_param,
+    group_values,
+    set_momentum,
+    start_momentum,
+    uses_beta1,
+    warn_get_lr,
+)
 from .optimizer import Optimizer
 
 __all__ = ["CosineAnnealingWarmRestarts", "OneCycleLR"]
@@ -139,20 +148,11 @@ class OneCycleLR(LRScheduler):
                 group["min_lr"] = group["initial_lr"] / final_div_factor
         self.cycle_momentum = cycle_momentum
         if cycle_momentum:
-            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
-                raise ValueError("optimizer must support momentum or beta1 with "
-                                 "`cycle_momentum` option enabled")
-            self.use_beta1 = "betas" in optimizer.defaults
+            self.use_beta1 = uses_beta1(optimizer)
             maxm = format_param("max_momentum", optimizer, max_momentum)
             basem = format_param("base_momentum", optimizer, base_momentum)
             if last_epoch == -1:
-                for mm, bm, group in zip(maxm, basem, optimizer.param_groups):
-                    if self.use_beta1:
-                        group["betas"] = (mm, *group["betas"][1:])
-                    else:
-                        group["momentum"] = mm
-                    group["max_momentum"] = mm
-                    group["base_momentum"] = bm
+                start_momentum(optimizer, self.use_beta1, basem, maxm)
         super().__init__(optimizer, last_epoch)
 
     def _anneal(self, start: float, end: float, pct: float) -> float:
@@ -182,8 +182,5 @@ class OneCycleLR(LRScheduler):
                 start = ph["end_step"]
             lrs.append(lr)
             if self.cycle_momentum:
-                if self.use_beta1:
-                    group["betas"] = (mom, *group["betas"][1:])
-                else:
-                    group["momentum"] = mom
+                set_momentum(group, self.use_beta1, mom)
         return lrs

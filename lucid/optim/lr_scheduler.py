@@ -13,6 +13,7 @@ Example::
 from __future__ import annotations
 
 from ._scheduler_base import LRScheduler
+from ._scheduler_cyclic_lr import CyclicLR
 from ._scheduler_plateau import ReduceLROnPlateau
 from ._schedulers_basic import (
     ConstantLR,
@@ -32,4 +33,5 @@ __all__ = [
     "LRScheduler", "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR",
     "LinearLR", "ExponentialLR", "PolynomialLR", "CosineAnnealingLR", "SequentialLR",
     "ChainedScheduler", "ReduceLROnPlateau", "CosineAnnealingWarmRestarts", "OneCycleLR",
+    "CyclicLR",
 ]

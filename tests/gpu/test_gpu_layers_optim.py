@@ -72,6 +72,7 @@ LAYERS: dict[str, list[tuple[Callable[[], nn.Module], tuple]]] = {
     "TransformerEncoder": [(lambda: nn.TransformerEncoder(
         nn.TransformerEncoderLayer(8, 2, 16, dropout=0.1, batch_first=True), 2), (R(2, 5, 8),))],
     "Sequential": [(lambda: nn.Sequential(nn.Linear(8, 6), nn.ReLU(), nn.Linear(6, 2)), (x2,))],
+    "DataParallel": [(lambda: nn.DataParallel(nn.Linear(8, 5)), (x2,))],
     "ModuleList": [(lambda: _Call(nn.ModuleList([nn.Linear(8, 8), nn.Tanh()])), (x2,))],
     "ModuleDict": [(lambda: _Call(nn.ModuleDict({"a": nn.Linear(8, 8), "b": nn.SiLU()})),
                     (x2,))],
@@ -80,6 +81,71 @@ LAYERS: dict[str, list[tuple[Callable[[], nn.Module], tuple]]] = {
     "ParameterDict": [(lambda: _PCall(nn.ParameterDict({"w": nn.Parameter(lucid.randn(8))})),
                        (x2,))],
 }
+x5 = R(2, 4, 4, 5, 5)
+LAYERS.update({
+    "Conv3d": [(lambda: nn.Conv3d(4, 6, 3, stride=(1, 2, 1), padding=1, groups=2), (x5,))],
+    "ConvTranspose3d": [(lambda: nn.ConvTranspose3d(4, 2, 3, stride=2, padding=1,
+                                                    output_padding=1), (x5,))],
+    "MaxPool3d": [(lambda: nn.MaxPool3d(3, 2, 1, return_indices=True), (x5,))],
+    "AvgPool3d": [(lambda: nn.AvgPool3d(3, 2, 1, count_include_pad=False), (x5,))],
+    "AdaptiveAvgPool3d": [(lambda: nn.AdaptiveAvgPool3d((3, 2, 4)), (x5,))],
+    "AdaptiveMaxPool3d": [(lambda: nn.AdaptiveMaxPool3d((3, 2, 4)), (x5,))],
+    "BatchNorm3d": [(lambda: nn.BatchNorm3d(4), (x5,))],
+    "InstanceNorm3d": [(lambda: nn.InstanceNorm3d(4, affine=True), (x5,))],
+    "Dropout3d": [(lambda: nn.Dropout3d(0.5), (x5,))],
+    "TransformerDecoderLayer": [(lambda: nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0,
+                                                                    batch_first=True),
+                                 (R(2, 5, 8), R(2, 3, 8)))],
+    "TransformerDecoder": [(lambda: nn.TransformerDecoder(
+        nn.TransformerDecoderLayer(8, 2, 16, dropout=0.1, norm_first=True), 2,
+        nn.LayerNorm(8)), (R(5, 2, 8), R(3, 2, 8)))],
+    "Transformer": [(lambda: nn.Transformer(8, 2, 1, 1, 16, dropout=0.0, batch_first=True),
+                     (R(2, 3, 8), R(2, 5, 8)))],
+})
+_SIGN = np.sign(R(3, 8)).astype(np.float32)
+for _k, _x in ((1, x3), (2, x4), (3, x5)):
+    for _kind in ("Zero", "Constant", "Reflection", "Replication", "Circular"):
+        _args = (1, 0.5) if _kind == "Constant" else (1,)
+        LAYERS[f"{_kind}Pad{_k}d"] = [(lambda n=f"{_kind}Pad{_k}d", a=_args: getattr(nn, n)(*a),
+                                        (_x,))]
+LAYERS.update({
+    "Upsample": [(lambda: nn.Upsample(scale_factor=1.5, mode="bicubic"), (x4,)),
+                 (lambda: nn.Upsample(size=(3, 4), mode="area"), (x4,))],
+    "UpsamplingNearest2d": [(lambda: nn.UpsamplingNearest2d(scale_factor=2), (x4,))],
+    "UpsamplingBilinear2d": [(lambda: nn.UpsamplingBilinear2d(size=(4, 7)), (x4,))],
+    "PixelShuffle": [(lambda: nn.PixelShuffle(2), (x4,))],
+    "PixelUnshuffle": [(lambda: nn.PixelUnshuffle(3), (x4,))],
+    "ChannelShuffle": [(lambda: nn.ChannelShuffle(2), (x4,))],
+    "Bilinear": [(lambda: nn.Bilinear(8, 5, 3), (x2, R(3, 5)))],
+    "CosineSimilarity": [(nn.CosineSimilarity, (x2, R(3, 8)))],
+    "PairwiseDistance": [(lambda: nn.PairwiseDistance(p=3.0), (x2, R(3, 8)))],
+    "Unfold": [(lambda: nn.Unfold(3, padding=1, stride=2), (x4,))],
+    "Fold": [(lambda: nn.Fold((4, 5), 2), (R(2, 8, 12),))],
+    "Softmax2d": [(nn.Softmax2d, (x4,))],
+    "LocalResponseNorm": [(lambda: nn.LocalResponseNorm(3, 0.5), (x4,))],
+    "EmbeddingBag": [(lambda: nn.EmbeddingBag(10, 4, mode="max"),
+                      (np.array([1, 2, 4, 5, 4, 3, 9]), np.array([0, 3, 3])))],
+    "LazyLinear": [(lambda: nn.LazyLinear(5), (x2,))],
+    "LazyConv1d": [(lambda: nn.LazyConv1d(6, 3, groups=2), (x3,))],
+    "LazyConv2d": [(lambda: nn.LazyConv2d(3, 3, padding=1), (x4,))],
+    "TripletMarginLoss": [(lambda: nn.TripletMarginLoss(swap=True), (x2, R(3, 8), R(3, 8)))],
+    "TripletMarginWithDistanceLoss": [(nn.TripletMarginWithDistanceLoss,
+                                       (x2, R(3, 8), R(3, 8)))],
+    "MarginRankingLoss": [(nn.MarginRankingLoss, (x2, R(3, 8), _SIGN))],
+    "CosineEmbeddingLoss": [(nn.CosineEmbeddingLoss, (x2, R(3, 8), _SIGN[:, 0]))],
+    "HingeEmbeddingLoss": [(nn.HingeEmbeddingLoss, (x2, _SIGN))],
+    "SoftMarginLoss": [(nn.SoftMarginLoss, (x2, _SIGN))],
+    "MultiLabelSoftMarginLoss": [(nn.MultiLabelSoftMarginLoss, (x2, (_SIGN > 0) * 1.0))],
+    "MultiMarginLoss": [(lambda: nn.MultiMarginLoss(p=2), (x2, np.array([0, 7, 3])))],
+    "MultiLabelMarginLoss": [(nn.MultiLabelMarginLoss,
+                              (x2, np.array([[3, 0, -1] + [0] * 5, [1] + [-1] * 7,
+                                             [7, 6, 5, 4, 3, 2, 1, 0]])))],
+    "GaussianNLLLoss": [(nn.GaussianNLLLoss, (x2, R(3, 8), np.abs(R(3, 8)) + 0.1))],
+    "PoissonNLLLoss": [(lambda: nn.PoissonNLLLoss(full=True),
+                        (x2, _rng.integers(0, 4, (3, 8)).astype(np.float32)))],
+    "CTCLoss": [(nn.CTCLoss, (R(6, 2, 5), np.array([[1, 2, 2], [3, 4, 0]]), np.array([6, 5]),
+                              np.array([3, 2])))],
+})
 _ACT = ["ReLU", "ReLU6", "ELU", "CELU", "SELU", "GELU", "SiLU", "Mish", "Sigmoid", "Tanh",
         "LogSigmoid", "Hardsigmoid", "Hardswish", "Hardtanh", "Hardshrink", "Softshrink",
         "Softsign", "Softplus", "Tanhshrink", "LeakyReLU"]

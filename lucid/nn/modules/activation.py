@@ -16,13 +16,14 @@ from ..._tensor import Tensor
 from .. import functional as F
 from ..module import Module
 from ..parameter import Parameter
-from .activation_softmax import LogSoftmax, Softmax, Softmin
+from .activation_softmax import LogSoftmax, Softmax, Softmax2d, Softmin
 from .attention import MultiheadAttention
 
 __all__ = ["ReLU", "Sigmoid", "Tanh", "ReLU6", "LeakyReLU", "ELU", "SELU", "CELU", "GELU",
            "SiLU", "Mish", "Softplus", "Hardtanh", "Hardsigmoid", "Hardswish", "LogSigmoid",
            "Softsign", "Tanhshrink", "Threshold", "Hardshrink", "Softshrink", "PReLU", "GLU",
-           "Softmax", "LogSoftmax", "Softmin", "MultiheadAttention"]
+           "Softmax", "LogSoftmax", "Softmin", "Softmax2d",
+           "MultiheadAttention"]
 
 
 class _Activation(Module):

@@ -1,4 +1,5 @@
-"""The softmax family of activation layers: ``Softmax``, ``LogSoftmax``, ``Softmin``."""
+"""The softmax family of activation layers: ``Softmax``, ``LogSoftmax``, ``Softmin``,
+``Softmax2d``."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from ..._tensor import Tensor
 from .. import functional as F
 from ..module import Module
 
-__all__ = ["Softmax", "LogSoftmax", "Softmin"]
+__all__ = ["Softmax", "LogSoftmax", "Softmin", "Softmax2d"]
 
 
 class Softmax(Module):
@@ -65,3 +66,24 @@ class Softmin(Softmax):
     """
 
     _fn = staticmethod(F.softmin)
+
+
+class Softmax2d(Module):
+    """Softmax over the channels of (N, C, H, W) or (C, H, W) inputs, at every location.
+
+    Example::
+
+        nn.Softmax2d()(lucid.randn(2, 3, 4, 4)).sum(1)     # all ones
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        """Apply softmax over dim -3.
+
+        Example::
+
+            nn.Softmax2d()(x)
+        """
+        if input.ndim not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.ndim}D "
+                             f"instead")
+        return F.softmax(input, -3)

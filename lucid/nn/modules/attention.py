@@ -12,14 +12,9 @@ from .. import functional as F
 from .. import init
 from ..module import Module
 from ..parameter import Parameter
-from .linear import Linear
+from .linear import NonDynamicallyQuantizableLinear
 
 __all__ = ["MultiheadAttention"]
-
-
-class NonDynamicallyQuantizableLinear(Linear):
-    """The output projection of ``MultiheadAttention`` (a ``Linear``; the name matches
-    PyTorch's so reprs agree)."""
 
 
 def _merge_masks(attn_mask: Tensor | None, key_padding_mask: Tensor | None, b: int, h: int,
@@ -124,8 +119,10 @@ class MultiheadAttention(Module):
         q = F.linear(query, wq, bq).reshape(b, lq, h, d).transpose(1, 2)
         k = F.linear(key, wk, bk).reshape(b, lk, h, d).transpose(1, 2)
         v = F.linear(value, wv, bv).reshape(b, lk, h, d).transpose(1, 2)
-        if is_causal and attn_mask is None:
-            attn_mask = _causal(lq, lk, query)
+        if is_causal and attn_mask is None:  # is_causal is a hint about attn_mask, as torch's
+            raise RuntimeError(
+                "Need attn_mask if specifying the is_causal hint. You may use the Transformer "
+                "module method `generate_square_subsequent_mask` to create this mask.")
         mask = _merge_masks(attn_mask, key_padding_mask, b, h, lq, lk, q.dtype)
         scores = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(d))
         if mask is not None:
@@ -145,9 +142,3 @@ class MultiheadAttention(Module):
             if unbatched:
                 weights = weights.squeeze(0)
         return out, weights
-
-
-def _causal(lq: int, lk: int, like: Tensor) -> Tensor:
-    i = ops.arange(lq, device=like.device).unsqueeze(1)
-    j = ops.arange(lk, device=like.device).unsqueeze(0)
-    return j > i

@@ -12,7 +12,8 @@ from ..module import Module
 from ..parameter import Buffer
 from .normalization import affine_params, reset_affine
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "InstanceNorm1d", "InstanceNorm2d"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d",
+           "InstanceNorm3d"]
 
 
 class _NormBase(Module):
@@ -145,6 +146,19 @@ class BatchNorm2d(_BatchNorm):
             raise ValueError(f"expected 4D input (got {input.dim()}D input)")
 
 
+class BatchNorm3d(_BatchNorm):
+    """Batch norm over (N, C, D, H, W) inputs, as ``torch.nn.BatchNorm3d``.
+
+    Example::
+
+        nn.BatchNorm3d(4)(lucid.randn(2, 4, 3, 5, 5)).shape     # (2, 4, 3, 5, 5)
+    """
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        if input.dim() != 5:
+            raise ValueError(f"expected 5D input (got {input.dim()}D input)")
+
+
 class _InstanceNorm(_NormBase):
     _batched = 4
 
@@ -195,3 +209,14 @@ class InstanceNorm2d(_InstanceNorm):
     """
 
     _batched = 4
+
+
+class InstanceNorm3d(_InstanceNorm):
+    """Instance norm over (N, C, D, H, W) inputs, as ``torch.nn.InstanceNorm3d``.
+
+    Example::
+
+        nn.InstanceNorm3d(3)(lucid.randn(2, 3, 4, 8, 8))
+    """
+
+    _batched = 5

@@ -1,4 +1,5 @@
-"""Convolution layers: ``Conv1d``, ``Conv2d``, ``ConvTranspose2d``."""
+"""Convolution layers: ``Conv1d``, ``Conv2d``, ``Conv3d``, ``ConvTranspose2d``,
+``ConvTranspose3d``."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from .. import init
 from ..module import Module
 from ..parameter import Parameter
 
-__all__ = ["Conv1d", "Conv2d", "ConvTranspose2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose2d", "ConvTranspose3d"]
 
 
 def _ntuple(v: Any, n: int) -> tuple:
@@ -165,13 +166,8 @@ class Conv2d(_ConvNd):
         return F.conv2d(x, self.weight, self.bias, self.stride, pad, self.dilation, self.groups)
 
 
-class ConvTranspose2d(_ConvNd):
-    """Transposed 2-D convolution, as ``torch.nn.ConvTranspose2d``.
-
-    Example::
-
-        nn.ConvTranspose2d(16, 8, 2, stride=2)(lucid.randn(1, 16, 7, 7)).shape  # (1, 8, 14, 14)
-    """
+class _ConvTransposeNd(_ConvNd):
+    """The transposed convolutions' options and ``output_size`` handling."""
 
     transposed = True
 
@@ -184,6 +180,25 @@ class ConvTranspose2d(_ConvNd):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
                          groups, bias, padding_mode, device, dtype, output_padding)
 
+    def _output_padding(self, input: Tensor, output_size: Any) -> tuple:
+        n = self._n
+        if output_size is None:
+            return self.output_padding
+        size = tuple(output_size)[-n:]
+        return tuple(
+            s - conv_transpose_output_size(i, k, st, p, d, 0)
+            for s, i, st, p, d, k in zip(size, input.shape[-n:], self.stride, self.padding,
+                                         self.dilation, self.kernel_size))
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    """Transposed 2-D convolution, as ``torch.nn.ConvTranspose2d``.
+
+    Example::
+
+        nn.ConvTranspose2d(16, 8, 2, stride=2)(lucid.randn(1, 16, 7, 7)).shape  # (1, 8, 14, 14)
+    """
+
     def forward(self, input: Tensor, output_size: Any = None) -> Tensor:
         """Apply the transposed convolution.
 
@@ -191,13 +206,50 @@ class ConvTranspose2d(_ConvNd):
 
             up(lucid.randn(1, 16, 7, 7))
         """
-        op = self.output_padding
-        if output_size is not None:
-            size = tuple(output_size)[-2:]
-            op = tuple(
-                s - conv_transpose_output_size(i, k, st, p, d, 0)
-                for s, i, st, p, d, k in zip(size, input.shape[-2:], self.stride, self.padding,
-                                             self.dilation, self.kernel_size)
-            )
+        op = self._output_padding(input, output_size)
         return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding, op,
+                                  self.groups, self.dilation)
+
+
+class Conv3d(_ConvNd):
+    """3-D convolution over (N, C, D, H, W) inputs, as ``torch.nn.Conv3d`` (computed as one
+    2-D convolution over the depth taps; see ``F.conv3d``).
+
+    Example::
+
+        nn.Conv3d(1, 8, 3, padding=1)(lucid.randn(2, 1, 8, 16, 16)).shape   # (2, 8, 8, 16, 16)
+    """
+
+    _n = 3
+
+    def forward(self, input: Tensor) -> Tensor:
+        """Convolve ``input``.
+
+        Example::
+
+            conv(lucid.randn(2, 1, 8, 16, 16))
+        """
+        x, pad = self._padded(input)
+        return F.conv3d(x, self.weight, self.bias, self.stride, pad, self.dilation, self.groups)
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """Transposed 3-D convolution, as ``torch.nn.ConvTranspose3d``.
+
+    Example::
+
+        nn.ConvTranspose3d(8, 4, 2, stride=2)(lucid.randn(1, 8, 4, 4, 4)).shape  # (1, 4, 8, 8, 8)
+    """
+
+    _n = 3
+
+    def forward(self, input: Tensor, output_size: Any = None) -> Tensor:
+        """Apply the transposed convolution (``output_size`` picks the output padding).
+
+        Example::
+
+            up(lucid.randn(1, 8, 4, 4, 4))
+        """
+        op = self._output_padding(input, output_size)
+        return F.conv_transpose3d(input, self.weight, self.bias, self.stride, self.padding, op,
                                   self.groups, self.dilation)

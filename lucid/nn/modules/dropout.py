@@ -1,4 +1,4 @@
-"""``Dropout`` and ``Dropout2d``."""
+"""``Dropout`` and the channel dropouts ``Dropout1d``, ``Dropout2d``, ``Dropout3d``."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from ..._tensor import Tensor
 from .. import functional as F
 from ..module import Module
 
-__all__ = ["Dropout", "Dropout1d", "Dropout2d"]
+__all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d"]
 
 
 class _DropoutNd(Module):
@@ -82,3 +82,22 @@ class Dropout2d(_DropoutNd):
             drop(lucid.ones(2, 4, 3, 3))
         """
         return F.dropout2d(input, self.p, self.training, self.inplace)
+
+
+class Dropout3d(_DropoutNd):
+    """Zero whole channels of (N, C, D, H, W) or (C, D, H, W) inputs, as
+    ``torch.nn.Dropout3d``.
+
+    Example::
+
+        nn.Dropout3d(0.5)(lucid.ones(2, 4, 3, 3, 3))
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        """Apply channel dropout.
+
+        Example::
+
+            drop(lucid.ones(2, 4, 3, 3, 3))
+        """
+        return F.dropout3d(input, self.p, self.training, self.inplace)

@@ -12,7 +12,19 @@ from .. import init
 from ..module import Module
 from ..parameter import Parameter
 
-__all__ = ["Identity", "Linear"]
+__all__ = ["Identity", "Linear", "NonDynamicallyQuantizableLinear"]
+
+
+def _weight_and_bias(m: Module, shape: tuple[int, ...], bias: bool, device: Any,
+                     dtype: Any) -> None:
+    """Register ``m.weight`` of ``shape`` and ``m.bias`` of ``shape[0]`` (or None), then
+    initialise them with ``m.reset_parameters()``."""
+    m.weight = Parameter(ops.empty(shape, device=device, dtype=dtype))
+    if bias:
+        m.bias = Parameter(ops.empty(shape[0], device=device, dtype=dtype))
+    else:
+        m.register_parameter("bias", None)
+    m.reset_parameters()  # type: ignore[operator]
 
 
 class Identity(Module):
@@ -59,13 +71,7 @@ class Linear(Module):
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features
-        self.weight = Parameter(ops.empty((out_features, in_features), device=device,
-                                          dtype=dtype))
-        if bias:
-            self.bias = Parameter(ops.empty(out_features, device=device, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
-        self.reset_parameters()
+        _weight_and_bias(self, (out_features, in_features), bias, device, dtype)
 
     def reset_parameters(self) -> None:
         """Re-draw ``weight`` and ``bias`` with PyTorch's default initialisation.
@@ -98,3 +104,67 @@ class Linear(Module):
         """
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
                 f"bias={self.bias is not None}")
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """A ``Linear`` under PyTorch's name for ``MultiheadAttention.out_proj`` (PyTorch uses it
+    to keep that layer out of dynamic quantization), so reprs and ``isinstance`` checks agree."""
+
+
+class Bilinear(Module):
+    """``y = x1 @ weight[o] @ x2 + bias[o]`` for each output feature ``o``, as
+    ``torch.nn.Bilinear``; ``weight`` (out, in1, in2) and ``bias`` (out,) start from
+    U(-1/sqrt(in1_features), 1/sqrt(in1_features)).
+
+    Example::
+
+        nn.Bilinear(3, 5, 2)(lucid.randn(4, 3), lucid.randn(4, 5)).shape    # [4, 2]
+    """
+
+    __constants__ = ["in1_features", "in2_features", "out_features"]
+    in1_features: int
+    in2_features: int
+    out_features: int
+    weight: Parameter
+
+    def __init__(self, in1_features: int, in2_features: int, out_features: int,
+                 bias: bool = True, device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        self.in1_features = in1_features
+        self.in2_features = in2_features
+        self.out_features = out_features
+        _weight_and_bias(self, (out_features, in1_features, in2_features), bias, device, dtype)
+
+    def reset_parameters(self) -> None:
+        """U(-1/sqrt(in1_features), 1/sqrt(in1_features)) for weight and bias.
+
+        Example::
+
+            bl.reset_parameters()
+        """
+        if self.in1_features <= 0:
+            raise ValueError(f"in1_features must be > 0, but got (in1_features="
+                             f"{self.in1_features})")
+        bound = 1 / math.sqrt(self.weight.shape[1])
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input1: Tensor, input2: Tensor) -> Tensor:
+        """The bilinear form of the two inputs.
+
+        Example::
+
+            bl(x1, x2)
+        """
+        return F.bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        """The text inside this module's repr.
+
+        Example::
+
+            nn.Bilinear(3, 5, 2).extra_repr()
+        """
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")

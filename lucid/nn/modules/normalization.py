@@ -1,4 +1,4 @@
-"""``LayerNorm`` and ``GroupNorm``."""
+"""``LayerNorm``, ``GroupNorm``, ``RMSNorm`` and ``LocalResponseNorm``."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from .. import init
 from ..module import Module
 from ..parameter import Parameter
 
-__all__ = ["LayerNorm", "GroupNorm", "RMSNorm"]
+__all__ = ["LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm"]
 
 
 def affine_params(m: Module, shape: Any, affine: bool, bias: bool, device: Any, dtype: Any
@@ -171,3 +171,38 @@ class RMSNorm(Module):
         """
         return ("{normalized_shape}, eps={eps}, "
                 "elementwise_affine={elementwise_affine}").format(**self.__dict__)
+
+
+class LocalResponseNorm(Module):
+    """Local response normalisation across neighbouring channels, as
+    ``torch.nn.LocalResponseNorm``.
+
+    Example::
+
+        nn.LocalResponseNorm(2)(lucid.randn(2, 8, 5, 5)).shape
+    """
+
+    __constants__ = ["size", "alpha", "beta", "k"]
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75,
+                 k: float = 1.0) -> None:
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input: Tensor) -> Tensor:
+        """Normalise ``input``.
+
+        Example::
+
+            lrn(x)
+        """
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        """PyTorch's text for the options.
+
+        Example::
+
+            nn.LocalResponseNorm(3).extra_repr()    # '3, alpha=0.0001, beta=0.75, k=1.0'
+        """
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"

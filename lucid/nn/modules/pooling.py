@@ -1,4 +1,4 @@
-"""Pooling layers: max, average and adaptive pooling in 1-D and 2-D."""
+"""Pooling layers: max, average and adaptive pooling in 1-D, 2-D and 3-D."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ from ..._tensor import Tensor
 from .. import functional as F
 from ..module import Module
 
-__all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d",
-           "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d"]
+__all__ = ["MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d",
+           "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
+           "AdaptiveMaxPool2d", "AdaptiveMaxPool3d"]
 
 
 class _MaxPoolNd(Module):
@@ -71,6 +72,17 @@ class MaxPool2d(_MaxPoolNd):
     _fn = staticmethod(F.max_pool2d)
 
 
+class MaxPool3d(_MaxPoolNd):
+    """3-D max pooling over (N, C, D, H, W) or (C, D, H, W), as ``torch.nn.MaxPool3d``.
+
+    Example::
+
+        nn.MaxPool3d(2)(lucid.randn(1, 3, 8, 8, 8)).shape    # (1, 3, 4, 4, 4)
+    """
+
+    _fn = staticmethod(F.max_pool3d)
+
+
 class _AvgPoolNd(Module):
     __constants__ = ["kernel_size", "stride", "padding", "ceil_mode", "count_include_pad"]
 
@@ -116,13 +128,8 @@ def _one(v: Any) -> Any:
     return (v,) if isinstance(v, int) else tuple(v)
 
 
-class AvgPool2d(_AvgPoolNd):
-    """2-D average pooling, as ``torch.nn.AvgPool2d``.
-
-    Example::
-
-        nn.AvgPool2d(2)(lucid.randn(1, 3, 8, 8)).shape     # (1, 3, 4, 4)
-    """
+class _AvgPoolDiv(_AvgPoolNd):
+    """The 2-D / 3-D average pools' options (``divisor_override`` included)."""
 
     __constants__ = ["kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
                      "divisor_override"]
@@ -138,6 +145,15 @@ class AvgPool2d(_AvgPoolNd):
         self.count_include_pad = count_include_pad
         self.divisor_override = divisor_override
 
+
+class AvgPool2d(_AvgPoolDiv):
+    """2-D average pooling, as ``torch.nn.AvgPool2d``.
+
+    Example::
+
+        nn.AvgPool2d(2)(lucid.randn(1, 3, 8, 8)).shape     # (1, 3, 4, 4)
+    """
+
     def forward(self, input: Tensor) -> Tensor:
         """Pool ``input``.
 
@@ -146,6 +162,25 @@ class AvgPool2d(_AvgPoolNd):
             pool(lucid.randn(1, 3, 8, 8))
         """
         return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
+
+
+class AvgPool3d(_AvgPoolDiv):
+    """3-D average pooling over (N, C, D, H, W) or (C, D, H, W), as ``torch.nn.AvgPool3d``.
+
+    Example::
+
+        nn.AvgPool3d(2)(lucid.randn(1, 3, 8, 8, 8)).shape     # (1, 3, 4, 4, 4)
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        """Pool ``input``.
+
+        Example::
+
+            pool(lucid.randn(1, 3, 8, 8, 8))
+        """
+        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad, self.divisor_override)
 
 
@@ -205,6 +240,17 @@ class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
     _fn = staticmethod(F.adaptive_avg_pool2d)
 
 
+class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
+    """Average pooling to a fixed (D, H, W) output size, as ``torch.nn.AdaptiveAvgPool3d``.
+
+    Example::
+
+        nn.AdaptiveAvgPool3d(1)(lucid.randn(2, 3, 5, 7, 7)).shape    # (2, 3, 1, 1, 1)
+    """
+
+    _fn = staticmethod(F.adaptive_avg_pool3d)
+
+
 class AdaptiveMaxPool1d(_AdaptiveNd):
     """Max pooling to a fixed output length (via the 2-D op on a unit height).
 
@@ -243,3 +289,21 @@ class AdaptiveMaxPool2d(_AdaptiveNd):
             pool(lucid.randn(2, 3, 7, 7))
         """
         return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool3d(_AdaptiveNd):
+    """Max pooling to a fixed (D, H, W) output size, as ``torch.nn.AdaptiveMaxPool3d``.
+
+    Example::
+
+        nn.AdaptiveMaxPool3d(1)(lucid.randn(2, 3, 5, 7, 7)).shape    # (2, 3, 1, 1, 1)
+    """
+
+    def forward(self, input: Tensor) -> Any:
+        """Pool ``input``.
+
+        Example::
+
+            pool(lucid.randn(2, 3, 5, 7, 7))
+        """
+        return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)

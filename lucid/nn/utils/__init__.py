@@ -1,5 +1,7 @@
-"""Training utilities over parameters, as ``torch.nn.utils``: gradient clipping and
-flattening parameters to one vector.
+"""Training utilities over parameters, as ``torch.nn.utils``: gradient clipping, flattening
+parameters to one vector, weight re-parametrisations (``parametrize``, ``parametrizations``,
+the legacy ``weight_norm`` / ``spectral_norm`` hooks), BatchNorm fusion,
+``stateless.functional_call`` and ``rnn`` (padding and packing variable-length batches).
 
 Example::
 
@@ -8,6 +10,7 @@ Example::
     opt.step()
 """
 
+from . import fusion, parametrizations, parametrize, rnn, stateless
 from .clip_grad import (
            clip_grad_norm,
            clip_grad_norm_,
@@ -16,6 +19,17 @@ from .clip_grad import (
            get_total_norm,
 )
 from .convert_parameters import parameters_to_vector, vector_to_parameters
+from .fusion import (
+           fuse_conv_bn_eval,
+           fuse_conv_bn_weights,
+           fuse_linear_bn_eval,
+           fuse_linear_bn_weights,
+)
+from .spectral_norm import remove_spectral_norm, spectral_norm
+from .weight_norm import remove_weight_norm, weight_norm
 
 __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "clip_grads_with_norm_",
-           "get_total_norm", "parameters_to_vector", "vector_to_parameters"]
+           "get_total_norm", "parameters_to_vector", "vector_to_parameters",
+           "fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval",
+           "fuse_linear_bn_weights", "parametrizations", "parametrize", "fusion", "stateless",
+           "remove_spectral_norm", "remove_weight_norm", "spectral_norm", "weight_norm", "rnn"]

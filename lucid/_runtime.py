@@ -1,0 +1,97 @@
+"""Process-wide runtime settings with PyTorch's names: thread counts
+(``set_num_threads`` / ``get_num_threads``, the inter-op count) and the deterministic
+algorithms switch.
+
+Determinism: lucid's ops give the same results run after run for the same inputs, thread
+count and device. Its kernels split work into fixed chunks, reduce in a fixed order and
+scatter-add with a fixed order (numpy's ``add.at``); nothing races on a shared output.
+``use_deterministic_algorithms(True)`` therefore changes nothing and never raises; it is
+recorded so ``are_deterministic_algorithms_enabled()`` reports it, as PyTorch scripts
+expect. Results may differ between thread counts (another reduction split) and devices.
+"""
+
+from __future__ import annotations
+
+import os
+
+from .kernels import _threads
+
+__all__ = [
+    "are_deterministic_algorithms_enabled", "get_num_interop_threads", "get_num_threads",
+    "is_deterministic_algorithms_warn_only_enabled", "set_num_interop_threads",
+    "set_num_threads", "use_deterministic_algorithms",
+]
+
+_SETTINGS = {"deterministic": False, "warn_only": False,
+             "interop_threads": os.cpu_count() or 1, "interop_set": False}
+
+def set_num_threads(int: int) -> None:  # noqa: A002  (torch's argument name)
+    """Use ``int`` threads for intra-op parallelism: numba's parallel kernels (capped at
+    numba's pool size, ``NUMBA_NUM_THREADS``; numba keeps the count per Python thread) and
+    OpenBLAS (process-wide), as ``torch.set_num_threads``.
+
+    Example::
+
+        lucid.set_num_threads(1)
+        lucid.get_num_threads()     # 1
+    """
+    if isinstance(int, bool) or not hasattr(int, "__index__"):
+        raise TypeError(f"set_num_threads(): argument 'int' (position 1) must be int, not "
+                        f"{type(int).__name__}")
+    n = int.__index__()
+    if n < 1:
+        raise RuntimeError("set_num_threads expects a positive integer")
+    _threads.set_num_threads(n)
+    _SETTINGS["num_threads"] = n
+
+
+def get_num_threads() -> int:
+    """The number of threads lucid's parallel kernels use (in the calling thread)."""
+    return _threads.get_num_threads()
+
+
+def set_num_interop_threads(int: int) -> None:  # noqa: A002  (torch's argument name)
+    """Set the inter-op thread count, once, as ``torch.set_num_interop_threads``. lucid runs
+    ops one after another in the calling thread (no inter-op pool), so the value is only
+    recorded and reported by ``get_num_interop_threads``."""
+    if isinstance(int, bool) or not hasattr(int, "__index__"):
+        raise TypeError(f"set_num_interop_threads(): argument 'int' (position 1) must be int, "
+                        f"not {type(int).__name__}")
+    n = int.__index__()
+    if n < 1:
+        raise RuntimeError("set_num_interop_threads expects a positive integer")
+    if _SETTINGS["interop_set"]:
+        raise RuntimeError("Error: cannot set number of interop threads after parallel work "
+                           "has started or set_num_interop_threads called")
+    _SETTINGS.update(interop_threads=n, interop_set=True)
+
+
+def get_num_interop_threads() -> int:
+    """The recorded inter-op thread count (the core count unless set)."""
+    return int(_SETTINGS["interop_threads"])
+
+
+def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None:
+    """Ask for deterministic algorithms, as ``torch.use_deterministic_algorithms``. lucid's
+    ops are deterministic already (see this module's notes), so nothing changes; the
+    setting is recorded.
+
+    Example::
+
+        lucid.use_deterministic_algorithms(True)
+        lucid.are_deterministic_algorithms_enabled()    # True
+    """
+    if not isinstance(mode, bool):
+        raise TypeError(f"_set_deterministic_algorithms(): argument 'mode' (position 1) must be "
+                        f"bool, not {type(mode).__name__}")
+    _SETTINGS.update(deterministic=mode, warn_only=bool(warn_only))
+
+
+def are_deterministic_algorithms_enabled() -> bool:
+    """Whether ``use_deterministic_algorithms(True)`` is in effect."""
+    return bool(_SETTINGS["deterministic"])
+
+
+def is_deterministic_algorithms_warn_only_enabled() -> bool:
+    """Whether deterministic mode was set with ``warn_only=True``."""
+    return bool(_SETTINGS["warn_only"])

@@ -1,0 +1,475 @@
+"""Shape and matrix helpers torch scripts use beside the core ops: ``ravel``, ``select``,
+``tensor_split`` and ``hsplit``/``vsplit``/``dsplit``, ``take_along_dim``, ``atleast_Nd``,
+``column_stack``/``row_stack``/``dstack``, ``diagflat``, ``tril_indices``/``triu_indices``,
+``unravel_index``, ``vander``, the window functions, ``vdot``, ``addmv``, ``addr``,
+``baddbmm``, ``addbmm``, ``chain_matmul``, ``scatter_reduce``, ``index_put``,
+``fill_diagonal_``. Compositions of differentiable ops."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+import numpy as np
+
+from .. import _dtype
+from .._dims import norm_dim
+from .._tensor import Tensor
+from . import _autocast as _ac
+from . import elementwise as _e
+from . import select as _s
+from .creation import arange, tensor, zeros_like
+from .index import gather, scatter, scatter_add, setitem
+from .linalg import diag
+from .linalg_misc import cross as _linalg_cross
+from .matmul import bmm, mm, mv, outer
+from .movement import cat, hstack, narrow
+from .reduce import sum as _sum
+from .views import inplace
+
+__all__ = [
+    "addbmm", "addmv", "addr", "atleast_1d", "atleast_2d", "atleast_3d", "baddbmm",
+    "bartlett_window", "blackman_window", "chain_matmul", "column_stack", "cross", "diagflat",
+    "dsplit",
+    "dstack", "fill_diagonal_", "hamming_window", "hann_window", "hsplit", "index_put",
+    "index_put_", "kaiser_window", "ravel", "row_stack", "scatter_reduce", "select",
+    "take_along_dim", "tensor_split", "tril_indices", "triu_indices", "unravel_index",
+    "vander", "vdot", "vsplit",
+]
+
+
+def ravel(input: Tensor) -> Tensor:
+    """``input`` flattened to 1-D (a view where possible)."""
+    return input.reshape(-1)
+
+
+def select(input: Tensor, dim: int, index: int) -> Tensor:
+    """The slice at ``index`` along ``dim`` (that dim removed); a view."""
+    d = norm_dim(dim, input.ndim)
+    n = input.shape[d]
+    if not -n <= index < n:
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"{list(input.shape)} at dimension {dim}")
+    return input[(slice(None),) * d + (index,)]
+
+
+def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    """Split into ``n`` nearly equal parts (the first ``size % n`` one longer), or at the
+    given indices (views)."""
+    if input.ndim == 0:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
+                           "tensor with 0 dims")
+    d = norm_dim(dim, input.ndim)
+    size = input.shape[d]
+    ios = indices_or_sections
+    if isinstance(ios, Tensor):
+        ios = ios.tolist()
+    if isinstance(ios, int):
+        if ios <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {ios}")
+        q, r = divmod(size, ios)
+        bounds, start = [], 0
+        for i in range(ios):
+            start += q + (1 if i < r else 0)
+            bounds.append(start)
+        bounds = bounds[:-1]
+    else:
+        bounds = list(ios)
+    out, start = [], 0
+    for b in bounds + [size]:  # each part is input[prev:b] with Python's slice rules
+        b = min(max(b + size if b < 0 else b, 0), size)
+        out.append(narrow(input, d, min(start, b), max(b - start, 0)))
+        start = b
+    return tuple(out)
+
+
+def _nsplit(input: Tensor, ios: Any, dim: int, need: int, name: str) -> tuple[Tensor, ...]:
+    if input.ndim < need:
+        raise RuntimeError(f"torch.{name} requires a tensor with at least {need} dimension, "
+                           f"but got a tensor with {input.ndim} dimensions!")
+    if isinstance(ios, int) and input.shape[dim] % ios:
+        raise RuntimeError(f"torch.{name} attempted to split along dimension {dim}, but the "
+                           f"size of the dimension {input.shape[dim]} is not divisible by the "
+                           f"split_size {ios}!")
+    return tensor_split(input, ios, dim)
+
+
+def hsplit(input: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
+    """Split along dim 1 (dim 0 for 1-D tensors)."""
+    return _nsplit(input, indices_or_sections, 0 if input.ndim == 1 else 1, 1, "hsplit")
+
+
+def vsplit(input: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
+    """Split along dim 0 (needs 2 or more dims)."""
+    return _nsplit(input, indices_or_sections, 0, 2, "vsplit")
+
+
+def dsplit(input: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
+    """Split along dim 2 (needs 3 or more dims)."""
+    return _nsplit(input, indices_or_sections, 2, 3, "dsplit")
+
+
+def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
+    """``gather`` with ``indices`` broadcast against ``input`` (flattened when ``dim`` is
+    None), as numpy's ``take_along_axis``."""
+    if dim is None:
+        return gather(input.reshape(-1), 0, indices.reshape(-1))
+    d = norm_dim(dim, input.ndim)
+    if input.ndim != indices.ndim:
+        raise RuntimeError("torch.take_along_dim(): input and indices should have the same "
+                           f"number of dimensions, but got {input.ndim} dimensions for input, "
+                           f"and {indices.ndim} dimensions for indices")
+    shape_i = list(np.broadcast_shapes(
+        tuple(1 if i == d else s for i, s in enumerate(input.shape)),
+        tuple(1 if i == d else s for i, s in enumerate(indices.shape))))
+    si, sx = list(shape_i), list(shape_i)
+    si[d], sx[d] = indices.shape[d], input.shape[d]
+    return gather(input.expand(*sx), d, indices.expand(*si))
+
+
+_ATLEAST = {  # (n, ndim) -> new shape from the old one
+    (1, 0): lambda s: (1,), (2, 0): lambda s: (1, 1), (2, 1): lambda s: (1,) + s,
+    (3, 0): lambda s: (1, 1, 1), (3, 1): lambda s: (1,) + s + (1,), (3, 2): lambda s: s + (1,),
+}
+
+
+def _atleast(n: int, tensors: tuple) -> Any:
+    one = len(tensors) == 1 and isinstance(tensors[0], Tensor)
+    seq = tensors if one or len(tensors) != 1 else tensors[0]
+    out = []
+    for t in seq:
+        f = _ATLEAST.get((n, t.ndim))
+        out.append(t if f is None else t.reshape(f(tuple(t.shape))))
+    return out[0] if one else tuple(out)
+
+
+def atleast_1d(*tensors: Any) -> Any:
+    """Each tensor with at least one dimension."""
+    return _atleast(1, tensors)
+
+
+def atleast_2d(*tensors: Any) -> Any:
+    """Each tensor with at least two dimensions (1-D becomes a row)."""
+    return _atleast(2, tensors)
+
+
+def atleast_3d(*tensors: Any) -> Any:
+    """Each tensor with at least three dimensions (as numpy's ``atleast_3d``)."""
+    return _atleast(3, tensors)
+
+
+def column_stack(tensors: Any) -> Tensor:
+    """1-D tensors as columns, others stacked along dim 1."""
+    return hstack([t.reshape(-1, 1) if t.ndim <= 1 else t for t in tensors])
+
+
+def row_stack(tensors: Any) -> Tensor:
+    """Alias of ``vstack``."""
+    return cat([atleast_2d(t) for t in tensors], 0)
+
+
+def dstack(tensors: Any) -> Tensor:
+    """Stack along the third dimension (after ``atleast_3d``)."""
+    return cat([atleast_3d(t) for t in tensors], 2)
+
+
+def diagflat(input: Tensor, offset: int = 0) -> Tensor:
+    """A 2-D tensor with the flattened ``input`` on its ``offset``-th diagonal."""
+    if not isinstance(offset, (int, np.integer)):
+        raise TypeError("diagflat(): argument 'offset' (position 2) must be int, not "
+                        f"{type(offset).__name__}")
+    return diag(input.reshape(-1), offset)
+
+
+def _tri_indices(row: int, col: int, offset: int, upper: bool, dtype: Any, device: Any
+                 ) -> Tensor:
+    r, c = (np.triu_indices if upper else np.tril_indices)(row, offset, col)
+    d = _dtype.int64 if dtype is None else dtype
+    return tensor(np.stack([r, c]).reshape(2, -1), dtype=d, device=device)
+
+
+def tril_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None,
+                 device: Any = None, layout: Any = None) -> Tensor:
+    """The (2, N) coordinates of the lower triangle of a ``row x col`` matrix."""
+    return _tri_indices(row, col, offset, False, dtype, device)
+
+
+def triu_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None,
+                 device: Any = None, layout: Any = None) -> Tensor:
+    """The (2, N) coordinates of the upper triangle of a ``row x col`` matrix."""
+    return _tri_indices(row, col, offset, True, dtype, device)
+
+
+def unravel_index(indices: Any, shape: Any) -> tuple[Tensor, ...]:
+    """Flat indices to coordinate tensors for ``shape``."""
+    idx = indices if isinstance(indices, Tensor) else tensor(indices)
+    if idx.dtype.is_floating_point or idx.dtype is _dtype.bool_:
+        raise TypeError("expected 'indices' to be integer dtype, but got "
+                        f"{_dtype.torch_name(idx.dtype)}")
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    n = math.prod(shape)
+    flat = np.asarray(idx.tolist(), dtype=np.int64)
+    if ((flat < -n) | (flat >= n)).any():
+        raise RuntimeError("unravel_index: index out of bounds")
+    coords = np.unravel_index(np.where(flat < 0, flat + n, flat), shape)
+    return tuple(tensor(c.astype(np.int64), device=idx.device) for c in coords)
+
+
+def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
+    """The Vandermonde matrix of the 1-D ``x`` (powers decreasing unless ``increasing``)."""
+    if x.ndim != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    n = x.shape[0] if N is None else N
+    if n < 0:
+        raise RuntimeError("N must be non-negative.")
+    p = arange(n, device=x.device)
+    if not increasing:
+        p = _e.sub(n - 1, p)
+    d = x.dtype if x.dtype.is_floating_point else _dtype.int64
+    return _e.pow(x.to(d).reshape(-1, 1), p.to(d).reshape(1, -1))
+
+
+def _window(n: int, periodic: bool, fn: Any, dtype: Any, device: Any,
+            requires_grad: bool) -> Tensor:
+    d = _dtype.get_default_dtype() if dtype is None else dtype
+    if n == 0:
+        vals = np.zeros(0)
+    elif n == 1:
+        vals = np.ones(1)
+    else:
+        m = n + 1 if periodic else n
+        vals = fn(m)[:n]
+    return tensor(vals, dtype=d, device=device, requires_grad=requires_grad)
+
+
+def _cos_window(a: float, b: float, c: float = 0.0) -> Any:
+    def f(m: int) -> np.ndarray:
+        k = np.arange(m) * (2.0 * math.pi / (m - 1))
+        return a - b * np.cos(k) + c * np.cos(2 * k)
+    return f
+
+
+def hann_window(window_length: int, periodic: bool = True, *, dtype: Any = None,
+                layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """The Hann window."""
+    return _window(window_length, periodic, _cos_window(0.5, 0.5), dtype, device,
+                   requires_grad)
+
+
+def hamming_window(window_length: int, periodic: bool = True, alpha: float = 0.54,
+                   beta: float = 0.46, *, dtype: Any = None, layout: Any = None,
+                   device: Any = None, requires_grad: bool = False) -> Tensor:
+    """The Hamming window, ``alpha - beta * cos(2 pi k / (N - 1))``."""
+    return _window(window_length, periodic, _cos_window(alpha, beta), dtype, device,
+                   requires_grad)
+
+
+def blackman_window(window_length: int, periodic: bool = True, *, dtype: Any = None,
+                    layout: Any = None, device: Any = None,
+                    requires_grad: bool = False) -> Tensor:
+    """The Blackman window."""
+    return _window(window_length, periodic, _cos_window(0.42, 0.5, 0.08), dtype, device,
+                   requires_grad)
+
+
+def bartlett_window(window_length: int, periodic: bool = True, *, dtype: Any = None,
+                    layout: Any = None, device: Any = None,
+                    requires_grad: bool = False) -> Tensor:
+    """The Bartlett (triangular) window."""
+    def f(m: int) -> np.ndarray:
+        k = np.arange(m) * (2.0 / (m - 1))
+        return 1.0 - np.abs(k - 1.0)
+    return _window(window_length, periodic, f, dtype, device, requires_grad)
+
+
+def kaiser_window(window_length: int, periodic: bool = True, beta: float = 12.0, *,
+                  dtype: Any = None, layout: Any = None, device: Any = None,
+                  requires_grad: bool = False) -> Tensor:
+    """The Kaiser window with shape parameter ``beta``."""
+    def f(m: int) -> np.ndarray:
+        k = np.arange(m)
+        r = 2.0 * k / (m - 1) - 1.0
+        return np.i0(beta * np.sqrt(np.clip(1.0 - r * r, 0.0, None))) / np.i0(beta)
+    return _window(window_length, periodic, f, dtype, device, requires_grad)
+
+
+def vdot(input: Tensor, other: Tensor) -> Tensor:
+    """The dot product of two 1-D tensors (conjugating the first, for complex)."""
+    if input.ndim != 1 or other.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D "
+                           "tensors")
+    if input.shape[0] != other.shape[0]:
+        n, m = input.shape[0], other.shape[0]
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to "
+                           f"have the same number of elements, but got {n} and {m} elements "
+                           "respectively")
+    x = input.conj() if getattr(input.dtype, "is_complex", False) else input
+    return _sum(_e.mul(x, other))
+
+
+def _scaled(beta: Any, input: Tensor, alpha: Any, prod: Tensor) -> Tensor:
+    p = prod if alpha == 1 else _e.mul(prod, alpha)
+    if beta == 0:
+        return _e.add(zeros_like(p), p) if tuple(input.shape) == tuple(p.shape) else \
+            _e.add(_e.mul(input.detach(), 0), p)
+    return _e.add(input if beta == 1 else _e.mul(input, beta), p)
+
+
+def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1
+          ) -> Tensor:
+    """``beta * input + alpha * (mat @ vec)``."""
+    if _ac.state.on:
+        input, mat, vec = _ac.cast("addmv", input, mat, vec)
+    return _scaled(beta, input, alpha, mv(mat, vec))
+
+
+def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1
+         ) -> Tensor:
+    """``beta * input + alpha * outer(vec1, vec2)``."""
+    for name, v in (("vec1", vec1), ("vec2", vec2)):
+        if v.ndim != 1:
+            raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {v.ndim}-D")
+    if _ac.state.on:
+        input, vec1, vec2 = _ac.cast("addr", input, vec1, vec2)
+    return _scaled(beta, input, alpha, outer(vec1, vec2))
+
+
+def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1,
+            alpha: Any = 1) -> Tensor:
+    """``beta * input + alpha * (batch1 @ batch2)`` per batch."""
+    if _ac.state.on:
+        input, batch1, batch2 = _ac.cast("baddbmm", input, batch1, batch2)
+    return _scaled(beta, input, alpha, bmm(batch1, batch2))
+
+
+def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1,
+           alpha: Any = 1) -> Tensor:
+    """``beta * input + alpha * sum_b(batch1[b] @ batch2[b])``."""
+    if batch1.ndim == 3 and batch2.ndim == 3 and batch1.shape[0] != batch2.shape[0]:
+        raise RuntimeError("batch1 and batch2 must have same number of batches, got "
+                           f"{batch1.shape[0]} and {batch2.shape[0]}")
+    if _ac.state.on:
+        input, batch1, batch2 = _ac.cast("addbmm", input, batch1, batch2)
+    return _scaled(beta, input, alpha, _sum(bmm(batch1, batch2), 0))
+
+
+def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
+    """The cross product of 3-vectors along ``dim``; with ``dim=None``, along the first
+    dimension of size 3 (torch's deprecated default, with its warning)."""
+    if dim is None:
+        a, b = (input, other) if input.shape == other.shape else \
+            (input.expand(*np.broadcast_shapes(tuple(input.shape), tuple(other.shape))), other)
+        dim = next((i for i, s in enumerate(a.shape) if s == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
+        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\n"
+                      "Please either pass the dim explicitly or simply use torch.linalg.cross."
+                      "\nThe default value of dim will change to agree with that of "
+                      "linalg.cross in a future release.", UserWarning, stacklevel=2)
+    return _linalg_cross(input, other, dim=dim)
+
+
+def chain_matmul(*matrices: Tensor) -> Tensor:
+    """The product of 2-D matrices, left to right (deprecated in torch for
+    ``linalg.multi_dot``)."""
+    if not matrices:
+        raise RuntimeError("chain_matmul(): Expected one or more matrices")
+    out = matrices[0]
+    for m in matrices[1:]:
+        out = mm(out, m)
+    return out
+
+
+_REDUCES = ("sum", "prod", "mean", "amax", "amin")
+
+
+def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,
+                   include_self: bool = True) -> Tensor:
+    """Reduce ``src`` into ``input`` at ``index`` along ``dim`` with ``reduce`` ("sum",
+    "prod", "mean", "amax", "amin"); ``include_self=False`` leaves ``input``'s values out
+    where something is scattered. Differentiable for "sum" and "mean" (other reductions
+    compute without a graph)."""
+    if reduce not in _REDUCES:
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got "
+                           f"{reduce}")
+    d = norm_dim(dim, input.ndim)
+    hit = scatter_add(zeros_like(input), d, index, _e.add(zeros_like(src), 1)) if \
+        index.numel() else zeros_like(input)
+    hit = _s.gt(hit, 0)
+    base = input if include_self else _s.where(hit, zeros_like(input), input)
+    if reduce in ("sum", "mean"):
+        out = scatter_add(base, d, index, src)
+        if reduce == "mean":
+            cnt = scatter_add(zeros_like(input), d, index, _e.add(zeros_like(src), 1))
+            if include_self:
+                cnt = _e.add(cnt, 1)
+            cnt = _s.where(_s.eq(cnt, 0), _e.add(cnt, 1), cnt)
+            out = _e.div(out, cnt) if out.dtype.is_floating_point else \
+                _e.div(out, cnt, rounding_mode="floor")
+        return out
+    # prod / amax / amin: on host, no gradient
+    x = np.array(input.detach().tolist(), dtype=input.dtype.np).reshape(tuple(input.shape))
+    ix = np.asarray(index.tolist(), dtype=np.int64).reshape(tuple(index.shape))
+    sv = np.asarray(src.detach().tolist(), dtype=input.dtype.np).reshape(tuple(src.shape))
+    sv = sv[tuple(slice(0, s) for s in ix.shape)]
+    out = x.copy()
+    hitn = np.asarray(hit.tolist(), dtype=bool).reshape(x.shape)
+    if not include_self:
+        out[hitn] = {"prod": 1, "amax": -np.inf, "amin": np.inf}[reduce] if \
+            x.dtype.kind == "f" or reduce == "prod" else (
+                np.iinfo(x.dtype).min if reduce == "amax" else np.iinfo(x.dtype).max)
+    ufunc = {"prod": np.multiply, "amax": np.maximum, "amin": np.minimum}[reduce]
+    pos = list(np.indices(ix.shape))
+    pos[d] = ix
+    ufunc.at(out, tuple(pos), sv)
+    return tensor(out, dtype=input.dtype, device=input.device)
+
+
+def index_put(input: Tensor, indices: Any, values: Any, accumulate: bool = False) -> Tensor:
+    """A copy of ``input`` with ``input[indices] = values`` (``+=`` with ``accumulate``)."""
+    out = input.clone()
+    return index_put_(out, indices, values, accumulate)
+
+
+def index_put_(input: Tensor, indices: Any, values: Any, accumulate: bool = False) -> Tensor:
+    """``input[indices] = values`` in place (``+=`` with ``accumulate``, duplicates summed)."""
+    idx = tuple(indices)
+    if not accumulate:
+        setitem(input, idx, values)
+        return input
+    flat = input.numel()
+    lin = arange(flat, device=input.device).reshape(tuple(input.shape))[idx].reshape(-1)
+    v = values if isinstance(values, Tensor) else tensor(values, dtype=input.dtype,
+                                                         device=input.device)
+    v = v.expand(*lin.shape) if v.numel() == 1 else v.reshape(-1)
+
+    def add_at(t: Tensor) -> Tensor:
+        return scatter_add(t.reshape(-1), 0, lin, v.to(t.dtype)).reshape(tuple(t.shape))
+
+    return inplace(input, add_at, (v,))
+
+
+def fill_diagonal_(input: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
+    """Fill the main diagonal in place (all dims equal for ndim > 2; ``wrap`` continues
+    below a tall matrix every ``cols + 1`` rows, as numpy)."""
+    if input.ndim < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    if input.ndim > 2 and len(set(input.shape)) != 1:
+        raise RuntimeError("all dimensions of input must be of equal length")
+    rows, cols = input.shape[0], input.shape[1]
+    flat = input.numel()
+    if input.ndim == 2:
+        step = cols + 1
+        end = flat if wrap or rows <= cols else cols * cols
+    else:
+        step = sum(input.shape[0] ** i for i in range(input.ndim))
+        end = flat
+    lin = arange(0, min(end, flat), step, device=input.device)
+
+    def fill(t: Tensor) -> Tensor:
+        vals = _e.add(zeros_like(lin, dtype=t.dtype), fill_value)
+        return scatter(t.reshape(-1), 0, lin, vals).reshape(tuple(t.shape))
+
+    return inplace(input, fill)
+

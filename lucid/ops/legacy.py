@@ -1,0 +1,160 @@
+"""PyTorch's legacy tensor types and tensor facts: ``lucid.FloatTensor`` & co. (constructors
+that also work in ``isinstance``), ``Tensor.type()``, ``data_ptr``, the ``is_cpu`` /
+``is_cuda``-style flags, ``is_nonzero``, ``view_as`` and ``reshape_as``."""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+import numpy as np
+
+from .. import _dtype
+from .._convert import to_array
+from .._tensor import Size, Tensor, _make
+from ..backend import get_backend
+from ._util import cast
+from .shape import reshape, view
+
+
+def _type_name(d: _dtype.dtype, be: Any) -> str:
+    where = "lucid.cuda." if be.name == "gpu" else "lucid."
+    return f"{where}{_dtype.torch_name(d)}Tensor"
+
+
+class _LegacyTensorType(builtins.type):
+    """The metaclass of ``lucid.FloatTensor`` and friends: calling one builds a tensor of its
+    dtype; ``isinstance(x, lucid.FloatTensor)`` is true for float32 tensors."""
+
+    dtype: _dtype.dtype
+
+    def __instancecheck__(cls, obj: object) -> bool:
+        return isinstance(obj, Tensor) and obj.dtype is cls.dtype
+
+    def __call__(cls, *args: Any, device: Any = None) -> Tensor:  # type: ignore[override]
+        d = cls.dtype
+        be = get_backend(device)
+        if len(args) == 1 and isinstance(args[0], Tensor):
+            t = args[0]
+            if t.dtype is not d:
+                raise TypeError(f"expected {_dtype.torch_name(d)} (got "
+                                f"{_dtype.torch_name(t.dtype)})")
+            return t.detach()
+        if len(args) == 1 and isinstance(args[0], Size):
+            shape = tuple(args[0])
+        elif len(args) == 1 and not isinstance(args[0], (int, np.integer)):
+            return _make(to_array(args[0], d, be), be, False, None)
+        else:
+            shape = tuple(int(s) for s in args) if args else (0,)
+            if builtins.any(s < 0 for s in shape):
+                raise RuntimeError(f"Trying to create tensor with negative dimension "
+                                   f"{min(shape)}: {list(shape)}")
+        return _make(be.zeros(shape, d), be, False, None)
+
+    def __repr__(cls) -> str:
+        return f"<class 'lucid.{cls.__name__}'>"
+
+
+def _legacy(name: str, d: _dtype.dtype) -> Any:
+    cls = _LegacyTensorType(name, (), {
+        "dtype": d, "is_cuda": False, "__module__": "lucid",
+        "__doc__": f"The legacy constructor of ``lucid.{d.name}`` tensors: ``{name}(2, 3)`` "
+                   f"(zeros of that size), ``{name}([1, 2])`` (data); ``isinstance(x, "
+                   f"lucid.{name})`` tests the dtype."})
+    return cls
+
+
+FloatTensor = _legacy("FloatTensor", _dtype.float32)
+DoubleTensor = _legacy("DoubleTensor", _dtype.float64)
+HalfTensor = _legacy("HalfTensor", _dtype.float16)
+LongTensor = _legacy("LongTensor", _dtype.int64)
+IntTensor = _legacy("IntTensor", _dtype.int32)
+ShortTensor = _legacy("ShortTensor", _dtype.int16)
+CharTensor = _legacy("CharTensor", _dtype.int8)
+ByteTensor = _legacy("ByteTensor", _dtype.uint8)
+BoolTensor = _legacy("BoolTensor", _dtype.bool_)
+
+_BY_LEGACY_NAME = {
+    c.__name__: c.dtype for c in (FloatTensor, DoubleTensor, HalfTensor, LongTensor, IntTensor,
+                                  ShortTensor, CharTensor, ByteTensor, BoolTensor)}
+
+
+def _dtype_of_type_arg(dtype: Any) -> _dtype.dtype:
+    if isinstance(dtype, _LegacyTensorType):
+        return dtype.dtype
+    if isinstance(dtype, str):
+        short = dtype.rsplit(".", 1)[-1]
+        if short in _BY_LEGACY_NAME:
+            return _BY_LEGACY_NAME[short]
+        raise ValueError(f"invalid type: '{dtype}'")
+    return _dtype.to_dtype(dtype)
+
+
+def tensor_type(self: Tensor, dtype: Any = None, non_blocking: bool = False, **kwargs: Any
+                ) -> Any:
+    """Without ``dtype``: the legacy type name, e.g. ``'lucid.FloatTensor'`` (``lucid.cuda.``
+    on the gpu). With a dtype, a legacy type (``lucid.LongTensor``) or its name
+    (``'torch.LongTensor'`` works too): this tensor cast to it (itself when it already is).
+
+    Example::
+
+        lucid.ones(2).type()                     # 'lucid.FloatTensor'
+        lucid.ones(2).type(lucid.LongTensor)     # tensor([1, 1])
+    """
+    if dtype is None:
+        return _type_name(self.dtype, self._be)
+    return cast(self, _dtype_of_type_arg(dtype))
+
+
+def data_ptr(self: Tensor) -> int:
+    """The address of this tensor's first element: equal for tensors sharing memory from
+    the same element (a view's pointer is offset from its base's). 0 for an empty tensor.
+    On a backend without addressable host memory (the gpu), a number that is stable for
+    the tensor's array and shared by its aliases."""
+    if self.numel() == 0:
+        return 0
+    d = self._data
+    if isinstance(d, np.ndarray):
+        return int(d.__array_interface__["data"][0])
+    return id(d)
+
+
+def is_nonzero(input: Tensor) -> bool:
+    """The truth of a one-element tensor (an error for empty or larger tensors).
+
+    Example::
+
+        lucid.is_nonzero(lucid.tensor([1.0]))    # True
+    """
+    n = input.numel()
+    if n == 0:
+        raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+    if n > 1:
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+    return builtins.bool(input.item())
+
+
+def view_as(self: Tensor, other: Tensor) -> Tensor:
+    """``self.view(other.shape)``."""
+    return view(self, tuple(other.shape))
+
+
+def reshape_as(self: Tensor, other: Tensor) -> Tensor:
+    """``self.reshape(other.shape)``."""
+    return reshape(self, tuple(other.shape))
+
+
+def is_cpu(self: Tensor) -> bool:
+    """True for tensors in host memory ("cpu" and the "numpy" reference backend)."""
+    return self._be.name != "gpu"
+
+
+def is_false(self: Tensor) -> bool:
+    """Always False: lucid has no such tensors (XPU, MPS, meta, sparse, quantized, nested)."""
+    return False
+
+
+__all__ = [
+    "BoolTensor", "ByteTensor", "CharTensor", "DoubleTensor", "FloatTensor", "HalfTensor",
+    "IntTensor", "LongTensor", "ShortTensor", "is_nonzero"
+]

@@ -1,0 +1,163 @@
+"""More random sampling: the in-place samplers ``random_``, ``exponential_``,
+``geometric_``, ``cauchy_``, ``log_normal_``, and ``rand_like`` / ``randn_like`` /
+``randint_like``. Numbers are drawn on the host from the global (or given) generator, as
+in ``lucid/ops/random.py``, so one seed gives the same values on every device."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import _dtype
+from .._tensor import Tensor, _make
+from ..backend import get_backend
+from .random import Generator, _gen, _inplace_sampler, rand, randint, randn
+
+
+def _upload_like(t: Tensor, values: np.ndarray) -> Tensor:
+    be = t._be
+    return _make(be.from_numpy(np.asarray(values.astype(t.dtype.np), order="C")), be, False,
+                 None)
+
+
+def _continuous(t: Tensor, name: str) -> None:
+    if not t.dtype.is_floating_point:
+        d = "long int" if name == "Cauchy" else _dtype.torch_name(t.dtype)
+        raise RuntimeError(f"{name} distribution is a continuous probability distribution. "
+                           f"dtype must be a floating point but you specified {d}")
+
+
+_INT_RANGE = {
+    "bool": (0, 2), "uint8": (0, 1 << 8), "int8": (-(1 << 7), 1 << 7),
+    "int16": (-(1 << 15), 1 << 15), "int32": (-(1 << 31), 1 << 31),
+    "int64": (-(1 << 63), 1 << 63), "float16": (0, (1 << 11) + 1),
+    "float32": (0, (1 << 24) + 1), "float64": (0, (1 << 53) + 1),
+}
+
+
+def _random_values(t: Tensor, *args: Any, generator: Generator | None = None,
+                   **kw: Any) -> Tensor:
+    low, high = kw.pop("from", None), kw.pop("to", None)
+    if kw:
+        raise TypeError(f"random_() got an unexpected keyword argument '{next(iter(kw))}'")
+    if len(args) > 2:
+        raise TypeError(f"random_() takes at most 2 positional arguments ({len(args)} given)")
+    if len(args) == 1:
+        low, high = (args[0], high) if high is not None else (0, args[0])
+    elif len(args) == 2:
+        low, high = args
+    lo_d, hi_d = _INT_RANGE[t.dtype.name]
+    low = 0 if low is None else int(low)
+    high = hi_d if high is None else int(high)
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= "
+                           f"to={high}")
+    if not t.dtype.is_floating_point and (low < lo_d or high - 1 >= hi_d):
+        bad = "from" if low < lo_d else "to - 1"
+        names = {"uint8": "unsigned char", "int8": "signed char", "int16": "short",
+                 "int32": "int", "int64": "long", "bool": "bool"}
+        raise RuntimeError(f"{bad} is out of bounds for {names[t.dtype.name]}")
+    rng = _gen(generator)
+    vals = rng.integers(low, high, tuple(t.shape), dtype=np.int64, endpoint=False) \
+        if high <= (1 << 63) else rng.integers(low, high - 1, tuple(t.shape), dtype=np.int64,
+                                               endpoint=True)
+    return _upload_like(t, vals)
+
+
+def _exponential_values(t: Tensor, lambd: float = 1.0, *,
+                        generator: Generator | None = None) -> Tensor:
+    _continuous(t, "Exponential")
+    if not lambd > 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
+    return _upload_like(t, _gen(generator).exponential(1.0 / lambd, tuple(t.shape)))
+
+
+def _geometric_values(t: Tensor, p: float, *, generator: Generator | None = None) -> Tensor:
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
+    return _upload_like(t, _gen(generator).geometric(p, tuple(t.shape)))
+
+
+def _cauchy_values(t: Tensor, median: float = 0.0, sigma: float = 1.0, *,
+                   generator: Generator | None = None) -> Tensor:
+    _continuous(t, "Cauchy")
+    if not sigma > 0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma:g}")
+    return _upload_like(t, median + sigma * _gen(generator).standard_cauchy(tuple(t.shape)))
+
+
+def _log_normal_values(t: Tensor, mean: float = 1.0, std: float = 2.0, *,
+                       generator: Generator | None = None) -> Tensor:
+    _continuous(t, "Log-normal")
+    if not std > 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std:g}")
+    return _upload_like(t, _gen(generator).lognormal(mean, std, tuple(t.shape)))
+
+
+random_ = _inplace_sampler(_random_values)
+random_.__name__ = "random_"
+random_.__doc__ = """Fill with integers drawn uniformly from ``[from, to)``: ``random_(to)``,
+``random_(from, to)``, or with no bounds ``[0, 2**mantissa]`` for floats and the dtype's
+non-negative range for integers."""
+exponential_ = _inplace_sampler(_exponential_values)
+exponential_.__name__ = "exponential_"
+exponential_.__doc__ = "Fill with exponential samples of rate ``lambd``."
+geometric_ = _inplace_sampler(_geometric_values)
+geometric_.__name__ = "geometric_"
+geometric_.__doc__ = "Fill with geometric samples (trials until the first success, >= 1)."
+cauchy_ = _inplace_sampler(_cauchy_values)
+cauchy_.__name__ = "cauchy_"
+cauchy_.__doc__ = "Fill with Cauchy samples of location ``median`` and scale ``sigma``."
+log_normal_ = _inplace_sampler(_log_normal_values)
+log_normal_.__name__ = "log_normal_"
+log_normal_.__doc__ = "Fill with ``exp(N(mean, std))`` samples."
+
+
+def _like_args(input: Tensor, dtype: Any, device: Any) -> tuple[_dtype.dtype, Any]:
+    d = input.dtype if dtype is None else _dtype.to_dtype(dtype)
+    return d, (input._be if device is None else get_backend(device))
+
+
+def rand_like(input: Tensor, *, generator: Generator | None = None, dtype: Any = None,
+              layout: Any = None, device: Any = None, requires_grad: bool = False,
+              memory_format: Any = None) -> Tensor:
+    """Uniform [0, 1) samples with the shape (and by default dtype and device) of ``input``."""
+    d, be = _like_args(input, dtype, device)
+    if not d.is_floating_point:
+        raise NotImplementedError(f"\"check_uniform_bounds\" not implemented for "
+                                  f"'{_dtype.torch_name(d)}'")
+    return rand(*input.shape, generator=generator, dtype=d, device=be,
+                requires_grad=requires_grad)
+
+
+def randn_like(input: Tensor, *, generator: Generator | None = None, dtype: Any = None,
+               layout: Any = None, device: Any = None, requires_grad: bool = False,
+               memory_format: Any = None) -> Tensor:
+    """Standard normal samples with the shape (and by default dtype and device) of
+    ``input``."""
+    d, be = _like_args(input, dtype, device)
+    if not d.is_floating_point:
+        raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for "
+                                  f"'{_dtype.torch_name(d)}'")
+    return randn(*input.shape, generator=generator, dtype=d, device=be,
+                 requires_grad=requires_grad)
+
+
+def randint_like(input: Tensor, low: int = 0, high: int | None = None, *,
+                 generator: Generator | None = None, dtype: Any = None, layout: Any = None,
+                 device: Any = None, requires_grad: bool = False, memory_format: Any = None
+                 ) -> Tensor:
+    """Integers from ``[low, high)`` with the shape (and by default dtype and device) of
+    ``input``: ``randint_like(x, high)`` or ``randint_like(x, low, high)``."""
+    if high is None:
+        low, high = 0, low
+    d, be = _like_args(input, dtype, device)
+    out = randint(int(low), int(high), tuple(input.shape), generator=generator, dtype=d,
+                  device=be)
+    if requires_grad:
+        out.requires_grad_(True)
+    return out
+
+
+__all__ = ["rand_like", "randint_like", "randn_like"]

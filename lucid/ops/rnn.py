@@ -1,0 +1,121 @@
+"""One recurrent layer and direction as one differentiable op: the time loop runs forward with
+the hidden-to-hidden GEMM in BLAS and the gate math fused per step, keeps the gate activations,
+and runs backward through time in the same op (``lucid.backend._rnn_loop``).
+
+"cpu" steps through numba kernels, "numpy" through the numpy reference, and "gpu" converts to
+host arrays, runs the kernels and converts back.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd.function import Op
+from ..backend import _rnn_loop, _rnn_ref
+
+__all__ = ["recurrence", "gather_rows"]
+
+_KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+class Recurrence(Op):
+    """``Y = recurrence(gx, h0, c0, w_hh, b_hh, w_hr)`` over all time steps (see _rnn_loop)."""
+
+    def forward(self, gx: Any, h0: Any, c0: Any, w_hh: Any, b_hh: Any,  # type: ignore[override]
+                w_hr: Any, *, mode: str, reverse: bool, batch_sizes: Any) -> Any:
+        be = self.be
+        self.host = host = be.name not in ("cpu", "numpy")
+        conv = be.to_numpy if host else _same
+        arrs = [None if a is None else conv(a) for a in (gx, h0, c0, w_hh, b_hh, w_hr)]
+        kern = be.name != "numpy" and arrs[0].dtype in _KERNEL_DTYPES
+        self.steps = _step_kernels() if kern else _rnn_ref
+        y, self.st = _rnn_loop.forward(self.steps, mode, *arrs, batch_sizes, reverse,
+                                       single_blas=be.name != "numpy")
+        saved = tuple(a for a in (h0, c0, w_hh, b_hh, w_hr) if a is not None)
+        out = be.from_numpy(y) if host else y
+        # NOTE: without a cell, y is the state sequence the backward reads: cover it too
+        self.saved = saved if mode == "LSTM" or host else saved + (out,)
+        return out
+
+    def backward(self, grad: Any) -> Any:
+        be = self.be
+        g = be.to_numpy(grad) if self.host else grad
+        grads = _rnn_loop.backward(self.steps, self.st, np.asarray(g, self.st.hs.dtype))
+        need = self.needs_input_grad
+        out = []
+        for k, d in enumerate(grads):
+            if d is None or not need[k]:
+                out.append(None)
+            else:
+                out.append(be.from_numpy(np.ascontiguousarray(d)) if self.host else d)
+        return tuple(out)
+
+
+def _same(a: Any) -> Any:
+    return a
+
+
+def _step_kernels() -> Any:
+    from ..backend import _rnn_kernels_staging as k  # NOTE: numba loads on first use, not import
+
+    return k
+
+
+class RowGather(Op):
+    """``out[m] = x[idx[m]]`` along the first axis, ``fill`` where ``idx[m] < 0``; each row
+    of ``x`` is read at most once, so the backward is a plain assignment (no scatter-add)."""
+
+    def forward(self, x: Any, *, idx: np.ndarray, fill: float) -> Any:  # type: ignore[override]
+        be = self.be
+        self.host = host = be.name not in ("cpu", "numpy")
+        a = be.to_numpy(x) if host else x
+        keep = idx >= 0
+        self.dst = np.flatnonzero(keep)
+        self.src = idx[keep]
+        self.rows = a.shape[0]
+        out = np.full((idx.size, *a.shape[1:]), fill, a.dtype)
+        out[self.dst] = a[self.src]
+        return be.from_numpy(out) if host else out
+
+    def backward(self, grad: Any) -> Any:
+        be = self.be
+        g = be.to_numpy(grad) if self.host else grad
+        gx = np.zeros((self.rows, *g.shape[1:]), g.dtype)
+        gx[self.src] = g[self.dst]
+        return be.from_numpy(gx) if self.host else gx
+
+
+def gather_rows(x: Tensor, idx: np.ndarray, fill: float = 0.0) -> Tensor:
+    """Rows of ``x`` picked by ``idx`` (int64, each row of ``x`` at most once; ``-1`` gives a
+    row of ``fill``): the gather behind packing and unpacking a batch of sequences.
+
+    Example::
+
+        gather_rows(x, np.array([2, -1, 0]))     # x[2], a row of zeros, x[0]
+    """
+    return RowGather.apply(x, idx=np.asarray(idx, dtype=np.int64).reshape(-1), fill=fill)
+
+
+def recurrence(gx: Tensor, h0: Tensor, c0: Tensor | None, w_hh: Tensor, b_hh: Tensor | None,
+               w_hr: Tensor | None, mode: str, reverse: bool = False,
+               batch_sizes: Any = None) -> Tensor | tuple[Tensor, Tensor]:
+    """Run one recurrent layer in one direction over time-major ``gx`` (T, B, G), the input
+    projection with ``b_ih`` already added. Returns the states after every step, ``(T, B, P)``
+    (LSTM: ``(states, cells)``, the cells ``(T, B, H)``). ``mode`` is "LSTM", "GRU",
+    "RNN_TANH" or "RNN_RELU"; ``batch_sizes`` (non-increasing, one per step) lets only the
+    first rows of a step advance, as a packed batch needs.
+
+    Example::
+
+        y = recurrence(x @ w_ih.T + b_ih, h0, None, w_hh, b_hh, None, "GRU")
+    """
+    y = Recurrence.apply(gx, h0, c0, w_hh, b_hh, w_hr, mode=mode, reverse=reverse,
+                         batch_sizes=batch_sizes)
+    if mode != "LSTM":
+        return y
+    t, b, p = gx.shape[0], gx.shape[1], h0.shape[-1]
+    k = t * b * p
+    return y[:k].reshape(t, b, p), y[k:].reshape(t, b, w_hh.shape[0] // 4)

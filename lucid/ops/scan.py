@@ -1,0 +1,192 @@
+"""Scans along one dim: ``cummax``, ``cummin``, ``logcumsumexp``, ``diff`` and ``trapezoid``."""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from typing import Any
+
+import numpy as np
+
+from .. import _dtype
+from .._dims import norm_dim
+from .._tensor import Tensor
+from ..autograd.function import Op
+from ._util import wrap
+from .elementwise import mul, sub
+from .index import Gather
+from .movement import cat
+from .reduce import sum as _sum
+from .select import logical_xor
+
+cummax_return = namedtuple("cummax", ["values", "indices"])
+cummin_return = namedtuple("cummin", ["values", "indices"])
+
+
+def _host(t: Tensor) -> np.ndarray:
+    return np.asarray(t._be.to_numpy(t._data))
+
+
+def _running_index(a: np.ndarray, d: int, acc: Any) -> np.ndarray:
+    """Index of the running extreme along ``d`` (``acc``: np.maximum or np.minimum): the
+    latest position holding the running value, so the latest of equal values; a NaN, once
+    seen, is the running value and the latest NaN its index (PyTorch's rule)."""
+    if a.shape[d] == 0:
+        return np.zeros(a.shape, np.int64)
+    run = acc.accumulate(a, axis=d)
+    hit = a == run
+    if a.dtype.kind == "f":
+        hit |= np.isnan(a) & np.isnan(run)
+    shape = [1] * a.ndim
+    shape[d] = a.shape[d]
+    pos = np.arange(a.shape[d], dtype=np.int64).reshape(shape)
+    return np.maximum.accumulate(np.where(hit, pos, 0), axis=d)
+
+
+def _cum_extreme(input: Tensor, dim: int, acc: Any, ret: Any) -> Any:
+    if not input.ndim:
+        return ret(input.clone(), wrap(input._be.zeros((), _dtype.int64), input._be))
+    d = norm_dim(dim, input.ndim)
+    idx = _running_index(_host(input), d, acc)
+    be = input._be
+    it = wrap(be.from_numpy(np.asarray(idx, order="C")), be)
+    return ret(Gather.apply(input, it, d), it)
+
+
+def cummax(input: Tensor, dim: int) -> cummax_return:
+    """``(values, indices)``: the running maximum along ``dim`` and where it was found (the
+    latest index among equal values, as PyTorch).
+
+    Example::
+
+        lucid.cummax(lucid.tensor([1.0, 3.0, 2.0, 5.0]), 0)
+        # values=tensor([1., 3., 3., 5.]), indices=tensor([0, 1, 1, 3])
+    """
+    return _cum_extreme(input, dim, np.maximum, cummax_return)
+
+
+def cummin(input: Tensor, dim: int) -> cummin_return:
+    """``(values, indices)``: the running minimum along ``dim`` and where it was found.
+
+    Example::
+
+        lucid.cummin(lucid.tensor([3.0, 1.0, 2.0, 0.0]), 0)
+        # values=tensor([3., 1., 1., 0.]), indices=tensor([0, 1, 1, 3])
+    """
+    return _cum_extreme(input, dim, np.minimum, cummin_return)
+
+
+class LogCumSumExp(Op):
+    """``log(cumsum(exp(x)))`` along an axis, computed as a running ``logaddexp`` (no
+    overflow, no underflow of small prefixes). The backward sums ``g_i * exp(x_j - out_i)``
+    over ``i >= j`` as a reversed log-space scan, split by the sign of ``g``."""
+
+    def forward(self, x, axis):
+        be = self.be
+        a = np.asarray(be.to_numpy(x))
+        out = np.logaddexp.accumulate(a, axis=axis) if a.size else a.copy()
+        self.axis = axis
+        r = be.from_numpy(np.asarray(out, order="C"))
+        self.saved = (x, r)
+        return r
+
+    def backward(self, g):
+        be, axis = self.be, self.axis
+        x = np.asarray(be.to_numpy(self.saved[0]))
+        out = np.asarray(be.to_numpy(self.saved[1]))
+        gn = np.asarray(be.to_numpy(g))
+        res = np.zeros_like(x)
+        if x.size:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                for part, sign in ((np.maximum(gn, 0), 1.0), (np.maximum(-gn, 0), -1.0)):
+                    lg = np.log(part) - out
+                    rev = np.flip(np.logaddexp.accumulate(np.flip(lg, axis), axis=axis), axis)
+                    res = res + sign * np.exp(rev + x)
+        return be.from_numpy(np.asarray(res.astype(x.dtype), order="C")), None
+
+
+def logcumsumexp(input: Tensor, dim: int) -> Tensor:
+    """``log(cumsum(exp(input)))`` along ``dim``, computed stably.
+
+    Example::
+
+        lucid.logcumsumexp(lucid.tensor([-1000.0, 0.0, 1.0]), 0)   # [-1000., 0., 1.3133]
+    """
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError("\"logcumsumexp_out_cpu\" not implemented for "
+                                  f"'{_dtype.torch_name(input.dtype)}'")
+    if not input.ndim:
+        norm_dim(dim, 1)
+        return input.clone()
+    return LogCumSumExp.apply(input, norm_dim(dim, input.ndim))
+
+
+def _narrow(t: Tensor, d: int, start: int | None, stop: int | None) -> Tensor:
+    return t[(slice(None),) * d + (slice(start, stop),)]
+
+
+def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
+         append: Tensor | None = None) -> Tensor:
+    """The ``n``-th forward difference along ``dim`` (``out[i] = x[i+1] - x[i]``), after
+    concatenating ``prepend`` / ``append``; bool tensors give ``x[i+1] != x[i]``.
+
+    Example::
+
+        lucid.diff(lucid.tensor([1, 3, 6, 10]))        # tensor([2, 3, 4])
+        lucid.diff(lucid.tensor([1, 3, 6, 10]), n=2)   # tensor([1, 1])
+    """
+    if input.ndim < 1:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    d = norm_dim(dim, input.ndim)
+    parts = []
+    for extra in (prepend, append):
+        if extra is not None and (not isinstance(extra, Tensor) or extra.ndim != input.ndim):
+            raise RuntimeError("diff expects prepend or append to be the same dimension as input")
+    if prepend is not None:
+        parts.append(prepend)
+    parts.append(input)
+    if append is not None:
+        parts.append(append)
+    out = cat(parts, d) if len(parts) > 1 else input
+    for _ in range(n):
+        if out.shape[d] == 0:
+            break
+        hi, lo = _narrow(out, d, 1, None), _narrow(out, d, None, -1)
+        out = logical_xor(hi, lo) if out.dtype is _dtype.bool_ else sub(hi, lo)
+    return out
+
+
+def trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None,
+              dim: int = -1) -> Tensor:
+    """The trapezoidal rule along ``dim``: with sample points ``x`` (a tensor) or a constant
+    spacing ``dx`` (default 1).
+
+    Example::
+
+        lucid.trapezoid(lucid.tensor([1.0, 2.0, 4.0]))                          # tensor(4.5000)
+        lucid.trapezoid(lucid.tensor([1.0, 2.0, 4.0]), lucid.tensor([0.0, 1.0, 3.0]))  # 7.5
+    """
+    if x is not None and dx is not None:
+        raise TypeError("trapezoid() received an invalid combination of arguments: x and dx "
+                        "cannot both be given")
+    d = norm_dim(dim, max(y.ndim, 1))
+    if y.ndim == 0:
+        raise IndexError(f"Dimension out of range (expected to be in range of [-1, 0], but got "
+                         f"{dim})")
+    avg = (_narrow(y, d, 1, None) + _narrow(y, d, None, -1)) / 2  # type: ignore[operator]
+    if x is None:
+        return mul(_sum(avg, d), 1.0 if dx is None else dx)
+    if x.ndim == 1:
+        if x.shape[0] != y.shape[d]:
+            raise RuntimeError(
+                "trapezoid: There must be one `x` value for each sample point")
+        shape = [1] * y.ndim
+        shape[d] = max(x.shape[0] - 1, 0)
+        spacing = diff(x).reshape(shape)  # type: ignore[attr-defined]
+    else:
+        spacing = diff(x, dim=d)
+    return _sum(mul(spacing, avg), d)
+
+
+__all__ = ["cummax", "cummin", "diff", "logcumsumexp", "trapezoid"]

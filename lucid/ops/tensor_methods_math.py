@@ -1,0 +1,165 @@
+"""Tensor methods of the math tail (``lucid.ops.math_extra``, ``reduce_extra``,
+``layout_extra``) and the in-place forms torch offers beside existing methods: the second
+half of the Tensor method table (the first is ``lucid/ops/tensor_methods.py``)."""
+
+from __future__ import annotations
+
+from .._tensor import Tensor
+from . import elementwise as _e
+from . import inplace as _ip
+from . import layout_extra as _lx
+from . import linalg as _la
+from . import math_extra as _mx
+from . import reduce as _r
+from . import reduce_extra as _rx
+from . import select as _sel
+from . import shape as _s
+
+# ---- math tail -----------------------------------------------------------------------------------
+
+Tensor.acosh = _mx.acosh
+Tensor.addbmm = _lx.addbmm
+Tensor.addmv = _lx.addmv
+Tensor.addr = _lx.addr
+Tensor.aminmax = _rx.aminmax
+Tensor.arccosh = _mx.arccosh
+Tensor.arcsinh = _mx.arcsinh
+Tensor.arctan2 = _mx.arctan2
+Tensor.arctanh = _mx.arctanh
+Tensor.asinh = _mx.asinh
+Tensor.atan2 = _mx.atan2
+Tensor.atanh = _mx.atanh
+Tensor.baddbmm = _lx.baddbmm
+Tensor.copysign = _mx.copysign
+Tensor.corrcoef = _rx.corrcoef
+Tensor.count_nonzero = _rx.count_nonzero
+Tensor.cross = _lx.cross
+Tensor.cov = _rx.cov
+Tensor.deg2rad = _mx.deg2rad
+Tensor.diagflat = _lx.diagflat
+Tensor.dist = _rx.dist
+Tensor.dsplit = _lx.dsplit
+Tensor.exp2 = _mx.exp2
+Tensor.fill_diagonal_ = _lx.fill_diagonal_
+Tensor.float_power = _mx.float_power
+Tensor.fmax = _mx.fmax
+Tensor.fmin = _mx.fmin
+Tensor.frac = _mx.frac
+Tensor.frexp = _mx.frexp
+Tensor.gcd = _mx.gcd
+Tensor.heaviside = _mx.heaviside
+Tensor.hsplit = _lx.hsplit
+Tensor.hypot = _mx.hypot
+Tensor.i0 = _mx.i0
+Tensor.index_put = _lx.index_put
+Tensor.index_put_ = _lx.index_put_
+Tensor.is_same_size = _mx.is_same_size
+Tensor.is_signed = _mx.is_signed
+Tensor.isneginf = _mx.isneginf
+Tensor.isposinf = _mx.isposinf
+Tensor.isreal = _mx.isreal
+Tensor.lcm = _mx.lcm
+Tensor.ldexp = _mx.ldexp
+Tensor.logaddexp = _mx.logaddexp
+Tensor.logaddexp2 = _mx.logaddexp2
+Tensor.logit = _mx.logit
+Tensor.msort = _rx.msort
+Tensor.nanmean = _rx.nanmean
+Tensor.nanmedian = _rx.nanmedian
+Tensor.nanquantile = _rx.nanquantile
+Tensor.nansum = _rx.nansum
+Tensor.nextafter = _mx.nextafter
+Tensor.positive = _mx.positive
+Tensor.quantile = _rx.quantile
+Tensor.rad2deg = _mx.rad2deg
+Tensor.ravel = _lx.ravel
+Tensor.renorm = _rx.renorm
+Tensor.scatter_reduce = _lx.scatter_reduce
+Tensor.select = _lx.select
+Tensor.sgn = _mx.sgn
+Tensor.signbit = _mx.signbit
+Tensor.sinc = _mx.sinc
+Tensor.take_along_dim = _lx.take_along_dim
+Tensor.tensor_split = _lx.tensor_split
+Tensor.vdot = _lx.vdot
+Tensor.vsplit = _lx.vsplit
+Tensor.xlogy = _mx.xlogy
+
+# ---- in place ------------------------------------------------------------------------------------
+
+Tensor.absolute_ = _ip._unary_inplace(_e.abs)
+Tensor.acos_ = _ip._unary_inplace(_e.arccos)
+Tensor.arccos_ = _ip._unary_inplace(_e.arccos)
+Tensor.arcsin_ = _ip._unary_inplace(_e.arcsin)
+Tensor.asin_ = _ip._unary_inplace(_e.arcsin)
+Tensor.arctan_ = _ip._unary_inplace(_e.arctan)
+Tensor.atan_ = _ip._unary_inplace(_e.arctan)
+Tensor.cosh_ = _ip._unary_inplace(_e.cosh)
+Tensor.sinh_ = _ip._unary_inplace(_e.sinh)
+Tensor.tan_ = _ip._unary_inplace(_e.tan)
+Tensor.log10_ = _ip._unary_inplace(_e.log10)
+Tensor.log2_ = _ip._unary_inplace(_e.log2)
+Tensor.fix_ = _ip._unary_inplace(_e.trunc)
+Tensor.negative_ = _ip._unary_inplace(_e.neg)
+Tensor.cumsum_ = _ip._unary_inplace(_r.cumsum)
+Tensor.cumprod_ = _ip._unary_inplace(_r.cumprod)
+Tensor.tril_ = _ip._unary_inplace(_la.tril)
+Tensor.triu_ = _ip._unary_inplace(_la.triu)
+Tensor.lerp_ = _ip._unary_inplace(_la.lerp)
+Tensor.addmm_ = _ip._unary_inplace(_la.addmm)
+Tensor.bitwise_and_ = _ip._unary_inplace(_sel.bitwise_and)
+Tensor.bitwise_not_ = _ip._unary_inplace(_sel.bitwise_not)
+Tensor.bitwise_or_ = _ip._unary_inplace(_sel.bitwise_or)
+Tensor.bitwise_xor_ = _ip._unary_inplace(_sel.bitwise_xor)
+Tensor.eq_ = _ip._unary_inplace(_sel.eq)
+Tensor.ne_ = _ip._unary_inplace(_sel.ne)
+Tensor.not_equal_ = _ip._unary_inplace(_sel.ne)
+Tensor.lt_ = _ip._unary_inplace(_sel.lt)
+Tensor.less_ = _ip._unary_inplace(_sel.lt)
+Tensor.le_ = _ip._unary_inplace(_sel.le)
+Tensor.less_equal_ = _ip._unary_inplace(_sel.le)
+Tensor.gt_ = _ip._unary_inplace(_sel.gt)
+Tensor.greater_ = _ip._unary_inplace(_sel.gt)
+Tensor.ge_ = _ip._unary_inplace(_sel.ge)
+Tensor.greater_equal_ = _ip._unary_inplace(_sel.ge)
+Tensor.logical_and_ = _ip._unary_inplace(_sel.logical_and)
+Tensor.logical_or_ = _ip._unary_inplace(_sel.logical_or)
+Tensor.logical_xor_ = _ip._unary_inplace(_sel.logical_xor)
+Tensor.logical_not_ = _ip._unary_inplace(_sel.logical_not)
+Tensor.acosh_ = _ip._unary_inplace(_mx.acosh)
+Tensor.arccosh_ = _ip._unary_inplace(_mx.arccosh)
+Tensor.asinh_ = _ip._unary_inplace(_mx.asinh)
+Tensor.arcsinh_ = _ip._unary_inplace(_mx.arcsinh)
+Tensor.atanh_ = _ip._unary_inplace(_mx.atanh)
+Tensor.arctanh_ = _ip._unary_inplace(_mx.arctanh)
+Tensor.atan2_ = _ip._unary_inplace(_mx.atan2)
+Tensor.arctan2_ = _ip._unary_inplace(_mx.arctan2)
+Tensor.copysign_ = _ip._unary_inplace(_mx.copysign)
+Tensor.hypot_ = _ip._unary_inplace(_mx.hypot)
+Tensor.xlogy_ = _ip._unary_inplace(_mx.xlogy)
+Tensor.heaviside_ = _ip._unary_inplace(_mx.heaviside)
+Tensor.gcd_ = _ip._unary_inplace(_mx.gcd)
+Tensor.lcm_ = _ip._unary_inplace(_mx.lcm)
+Tensor.ldexp_ = _ip._unary_inplace(_mx.ldexp)
+Tensor.nextafter_ = _ip._unary_inplace(_mx.nextafter)
+Tensor.multiply_ = _ip._unary_inplace(_mx.multiply)
+Tensor.divide_ = _ip._unary_inplace(_mx.divide)
+Tensor.subtract_ = _ip._unary_inplace(_mx.subtract)
+Tensor.true_divide_ = _ip._unary_inplace(_mx.true_divide)
+Tensor.sgn_ = _ip._unary_inplace(_mx.sgn)
+Tensor.frac_ = _ip._unary_inplace(_mx.frac)
+Tensor.logit_ = _ip._unary_inplace(_mx.logit)
+Tensor.deg2rad_ = _ip._unary_inplace(_mx.deg2rad)
+Tensor.rad2deg_ = _ip._unary_inplace(_mx.rad2deg)
+Tensor.exp2_ = _ip._unary_inplace(_mx.exp2)
+Tensor.sinc_ = _ip._unary_inplace(_mx.sinc)
+Tensor.i0_ = _ip._unary_inplace(_mx.i0)
+Tensor.addmv_ = _ip._unary_inplace(_lx.addmv)
+Tensor.addr_ = _ip._unary_inplace(_lx.addr)
+Tensor.addbmm_ = _ip._unary_inplace(_lx.addbmm)
+Tensor.baddbmm_ = _ip._unary_inplace(_lx.baddbmm)
+Tensor.scatter_reduce_ = _ip._unary_inplace(_lx.scatter_reduce)
+Tensor.renorm_ = _ip._unary_inplace(_rx.renorm)
+Tensor.transpose_ = _ip._view_inplace(_s.transpose)
+Tensor.swapaxes_ = _ip._view_inplace(_s.transpose)
+Tensor.swapdims_ = _ip._view_inplace(_s.transpose)
