@@ -1,5 +1,5 @@
 """The numpy reference of one recurrent time step (the same contract as the numba kernels of
-``_rnn_kernels_staging``: arrays in, results written into the given outputs).
+``lucid.kernels.rnn``: arrays in, results written into the given outputs).
 
 Layouts (n rows, H hidden units; gate blocks in torch's order):
     LSTM   gx, gh, acts, dpre [n, 4H] (i, f, g, o)   c_prev, c, h, dh, dc [n, H]

@@ -201,6 +201,21 @@ def _fmt(vals: Any) -> str:
     return " x ".join(str(int(v)) for v in vals)
 
 
+def _conv_pads(padding: Any, ks: tuple, stride: tuple, dilation: tuple, name: str) -> tuple:
+    """A convolution's ``padding`` (an int, one per dim, "valid" or "same") as a
+    ``(before, after)`` pair per spatial dim of the kernel sizes ``ks``."""
+    n = len(ks)
+    if not isinstance(padding, str):
+        return tuple((p, p) for p in _ints(padding, n, "padding", name))
+    if padding == "valid":
+        return ((0, 0),) * n
+    if padding == "same":
+        if any(s != 1 for s in stride):
+            raise RuntimeError("padding='same' is not supported for strided convolutions")
+        return tuple(same_padding(k, d) for k, d in zip(ks, dilation))
+    raise RuntimeError(f"Invalid padding string: '{padding}'")
+
+
 def _conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, padding: Any,
           dilation: Any, groups: int, n: int, name: str) -> Tensor:
     if _ac.state.on:
@@ -208,18 +223,7 @@ def _conv(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, paddi
     unbatched = _check_common(input, weight, bias, n, name)
     stride_t = _ints(stride, n, "stride", name)
     dil = _ints(dilation, n, "dilation", name)
-    ks = tuple(weight.shape[2:])
-    if isinstance(padding, str):
-        if padding == "valid":
-            pads = ((0, 0),) * n
-        elif padding == "same":
-            if any(s != 1 for s in stride_t):
-                raise RuntimeError("padding='same' is not supported for strided convolutions")
-            pads = tuple(same_padding(k, d) for d, k in zip(dil, ks))
-        else:
-            raise RuntimeError(f"Invalid padding string: '{padding}'")
-    else:
-        pads = tuple((p, p) for p in _ints(padding, n, "padding", name))
+    pads = _conv_pads(padding, tuple(weight.shape[2:]), stride_t, dil, name)
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
     xs = tuple(input.shape)

@@ -19,12 +19,12 @@ from ..kernels._geometry import (
     conv_output_size,
     conv_transpose_output_size,
     effective_kernel,
-    same_padding,
 )
 from .conv import (
     _check_common,
     _check_dtypes,
     _check_shape,
+    _conv_pads,
     _fmt,
     _ints,
     conv2d,
@@ -55,17 +55,7 @@ def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: An
     st = _ints(stride, 3, "stride", name)
     dil = _ints(dilation, 3, "dilation", name)
     ks = tuple(int(k) for k in weight.shape[2:])
-    if isinstance(padding, str):
-        if padding == "valid":
-            pads = ((0, 0),) * 3
-        elif padding == "same":
-            if any(s != 1 for s in st):
-                raise RuntimeError("padding='same' is not supported for strided convolutions")
-            pads = tuple(same_padding(k, d) for k, d in zip(ks, dil))
-        else:
-            raise RuntimeError(f"Invalid padding string: '{padding}'")
-    else:
-        pads = tuple((p, p) for p in _ints(padding, 3, "padding", name))
+    pads = _conv_pads(padding, ks, st, dil, name)
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
     x = input.unsqueeze(0) if unbatched else input

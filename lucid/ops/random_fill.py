@@ -95,23 +95,25 @@ def _log_normal_values(t: Tensor, mean: float = 1.0, std: float = 2.0, *,
     return _upload_like(t, _gen(generator).lognormal(mean, std, tuple(t.shape)))
 
 
-random_ = _inplace_sampler(_random_values)
-random_.__name__ = "random_"
-random_.__doc__ = """Fill with integers drawn uniformly from ``[from, to)``: ``random_(to)``,
+def _named_sampler(fn: Any, name: str, doc: str) -> Any:
+    """The in-place ``Tensor`` method ``name`` filling its tensor with ``fn``'s samples."""
+    f = _inplace_sampler(fn)
+    f.__name__, f.__doc__ = name, doc
+    return f
+
+
+random_ = _named_sampler(_random_values, "random_", """\
+Fill with integers drawn uniformly from ``[from, to)``: ``random_(to)``,
 ``random_(from, to)``, or with no bounds ``[0, 2**mantissa]`` for floats and the dtype's
-non-negative range for integers."""
-exponential_ = _inplace_sampler(_exponential_values)
-exponential_.__name__ = "exponential_"
-exponential_.__doc__ = "Fill with exponential samples of rate ``lambd``."
-geometric_ = _inplace_sampler(_geometric_values)
-geometric_.__name__ = "geometric_"
-geometric_.__doc__ = "Fill with geometric samples (trials until the first success, >= 1)."
-cauchy_ = _inplace_sampler(_cauchy_values)
-cauchy_.__name__ = "cauchy_"
-cauchy_.__doc__ = "Fill with Cauchy samples of location ``median`` and scale ``sigma``."
-log_normal_ = _inplace_sampler(_log_normal_values)
-log_normal_.__name__ = "log_normal_"
-log_normal_.__doc__ = "Fill with ``exp(N(mean, std))`` samples."
+non-negative range for integers.""")
+exponential_ = _named_sampler(_exponential_values, "exponential_",
+                              "Fill with exponential samples of rate ``lambd``.")
+geometric_ = _named_sampler(_geometric_values, "geometric_",
+                            "Fill with geometric samples (trials until the first success, >= 1).")
+cauchy_ = _named_sampler(_cauchy_values, "cauchy_",
+                         "Fill with Cauchy samples of location ``median`` and scale ``sigma``.")
+log_normal_ = _named_sampler(_log_normal_values, "log_normal_",
+                             "Fill with ``exp(N(mean, std))`` samples.")
 
 
 def _like_args(input: Tensor, dtype: Any, device: Any) -> tuple[_dtype.dtype, Any]:

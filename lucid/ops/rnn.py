@@ -59,7 +59,7 @@ def _same(a: Any) -> Any:
 
 
 def _step_kernels() -> Any:
-    from ..backend import _rnn_kernels_staging as k  # NOTE: numba loads on first use, not import
+    from ..kernels import rnn as k  # NOTE: numba loads on first use, not at import
 
     return k
 

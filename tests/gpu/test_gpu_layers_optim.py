@@ -122,6 +122,13 @@ LAYERS.update({
     "Unfold": [(lambda: nn.Unfold(3, padding=1, stride=2), (x4,))],
     "Fold": [(lambda: nn.Fold((4, 5), 2), (R(2, 8, 12),))],
     "Softmax2d": [(nn.Softmax2d, (x4,))],
+    "RNN": [(lambda: nn.RNN(9, 5, num_layers=2, nonlinearity="relu"), (R(3, 2, 9),))],
+    "LSTM": [(lambda: nn.LSTM(9, 6, bidirectional=True, proj_size=3, batch_first=True),
+              (R(2, 3, 9),))],
+    "GRU": [(lambda: nn.GRU(9, 5, num_layers=2, bidirectional=True), (R(3, 2, 9),))],
+    "RNNCell": [(lambda: nn.RNNCell(8, 5), (x2, R(3, 5)))],
+    "LSTMCell": [(lambda: nn.LSTMCell(8, 5), (x2,))],
+    "GRUCell": [(lambda: nn.GRUCell(8, 5), (x2, R(3, 5)))],
     "LocalResponseNorm": [(lambda: nn.LocalResponseNorm(3, 0.5), (x4,))],
     "EmbeddingBag": [(lambda: nn.EmbeddingBag(10, 4, mode="max"),
                       (np.array([1, 2, 4, 5, 4, 3, 9]), np.array([0, 3, 3])))],
@@ -229,7 +236,7 @@ def test_layer_gpu_matches_cpu(make: Callable, args: tuple) -> None:
 
 
 def test_every_layer_is_compared() -> None:
-    skip = {"Module", "Parameter", "Buffer"}
+    skip = {"Module", "Parameter", "Buffer", "RNNBase", "RNNCellBase"}  # bases: abstract
     layers = {n for n in dir(nn) if n[:1].isupper() and isinstance(getattr(nn, n), type)
               and issubclass(getattr(nn, n), nn.Module)}
     assert layers - skip - set(LAYERS) == set()

@@ -24,6 +24,13 @@ def _x(*shape: int) -> np.ndarray:
     return RNG.standard_normal(shape)
 
 
+def _backward_both(torch, ly, ty) -> None:
+    """Backpropagate one random upstream gradient through the lucid and the torch output."""
+    g = _x(*ty.shape)
+    (ly * lucid.tensor(g)).sum().backward()
+    (ty * torch.tensor(g)).sum().backward()
+
+
 # ---- padding ------------------------------------------------------------------------------------
 
 PADS = [("ZeroPad1d", (1, 2), (2, 3, 4)), ("ZeroPad2d", 1, (1, 2, 3, 3)),
@@ -45,9 +52,7 @@ def test_padding_modules_match_torch(torch, name, padding, shape):
     lx, tx = lucid.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
     ly, ty = lm(lx), tm(tx)
     np.testing.assert_allclose(arr(ly), arr(ty))
-    g = _x(*ty.shape)
-    (ly * lucid.tensor(g)).sum().backward()
-    (ty * torch.tensor(g)).sum().backward()
+    _backward_both(torch, ly, ty)
     np.testing.assert_allclose(arr(lx.grad), arr(tx.grad), atol=1e-12)
 
 
@@ -103,9 +108,7 @@ def test_upsample_modules_match_torch(torch, make):
     lx, tx = lucid.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
     ly, ty = lm(lx), tm(tx)
     np.testing.assert_allclose(arr(ly), arr(ty), atol=1e-12)
-    g = _x(*ty.shape)
-    (ly * lucid.tensor(g)).sum().backward()
-    (ty * torch.tensor(g)).sum().backward()
+    _backward_both(torch, ly, ty)
     np.testing.assert_allclose(arr(lx.grad), arr(tx.grad), atol=1e-12)
 
 
@@ -268,9 +271,7 @@ def test_loss_modules_match_torch(torch, name, kw, make, reduction):
     ly, ty = lm(*lx), tm(*tx)
     assert tuple(ly.shape) == tuple(ty.shape)
     np.testing.assert_allclose(arr(ly), arr(ty), rtol=1e-10, atol=1e-12)
-    g = _x(*ty.shape)
-    (ly * lucid.tensor(g)).sum().backward()
-    (ty * torch.tensor(g)).sum().backward()
+    _backward_both(torch, ly, ty)
     np.testing.assert_allclose(arr(lx[0].grad), arr(tx[0].grad), rtol=1e-10, atol=1e-12)
 
 
@@ -319,9 +320,7 @@ def test_ctc_loss_module_matches_torch(torch, reduction):
     ty = torch.nn.CTCLoss(blank=0, reduction=reduction)(tx.log_softmax(2), torch.tensor(tg), il,
                                                         tl)
     np.testing.assert_allclose(arr(ly), arr(ty), rtol=1e-10)
-    g = _x(*ty.shape)
-    (ly * lucid.tensor(g)).sum().backward()
-    (ty * torch.tensor(g)).sum().backward()
+    _backward_both(torch, ly, ty)
     np.testing.assert_allclose(arr(lx.grad), arr(tx.grad), atol=1e-12)
 
 

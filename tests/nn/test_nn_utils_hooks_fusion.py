@@ -7,6 +7,7 @@ import warnings
 
 import numpy as np
 import pytest
+from nn_util import train_alongside
 
 import lucid
 import lucid.nn as nn
@@ -124,24 +125,7 @@ def test_legacy_matches_torch(torch, which, conv):
         getattr(nn.utils, which)(lm)
     assert list(lm.state_dict()) == list(t.state_dict())
     lm.load_state_dict(t.state_dict())
-    for _ in range(2):
-        tl = t(torch.from_numpy(x)).square().mean()
-        ll = lm(lucid.tensor(x)).square().mean()
-        np.testing.assert_allclose(ll.item(), tl.item(), rtol=1e-5)
-        t.zero_grad()
-        lm.zero_grad()
-        tl.backward()
-        ll.backward()
-        for (n, tp), (n2, lp) in zip(t.named_parameters(), lm.named_parameters()):
-            assert n == n2
-            np.testing.assert_allclose(_np(lp.grad), tp.grad.numpy(), rtol=2e-4, atol=2e-6)
-            with torch.no_grad():
-                tp -= 0.1 * tp.grad
-            with lucid.no_grad():
-                lp.sub_(0.1 * lp.grad)
-        for (n, tb), (n2, lb) in zip(t.named_buffers(), lm.named_buffers()):
-            assert n == n2
-            np.testing.assert_allclose(_np(lb), tb.numpy(), rtol=1e-4, atol=1e-6)
+    train_alongside(torch, t, lm, x)
     getattr(tnn.utils, "remove_" + which)(t)
     getattr(nn.utils, "remove_" + which)(lm)
     np.testing.assert_allclose(_np(lm.weight), t.weight.detach().numpy(), rtol=1e-4, atol=1e-6)

@@ -29,8 +29,8 @@ import numpy as np
 from numba.core import types as nbt
 from numba.extending import intrinsic, overload
 
-from ..kernels._jit import FASTMATH, helper, kernel
-from ..kernels._softmax_kernels import fast_exp
+from ._jit import FASTMATH, helper, kernel
+from ._softmax_kernels import fast_exp
 
 __all__ = ["lstm_fwd", "lstm_bwd", "gru_fwd", "gru_bwd", "rnn_fwd", "rnn_bwd"]
 
