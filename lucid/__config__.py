@@ -8,8 +8,8 @@ Example::
 from __future__ import annotations
 
 import platform
+from importlib.metadata import version
 
-import numba
 import numpy as np
 
 from . import gpu
@@ -30,13 +30,15 @@ def show() -> str:
     return (f"lucid {__version__}:\n"
             f"  - Python {platform.python_version()} on {platform.platform()}\n"
             f"  - numpy {np.__version__} (CPU arrays, BLAS)\n"
-            f"  - numba {numba.__version__} (CPU kernels)\n"
+            f"  - numba {version('numba')} (CPU kernels)\n"
             f"  - MLX: {mlx} (the \"gpu\" device)\n")
 
 
 def parallel_info() -> str:
     """The thread counts lucid's CPU kernels use."""
+    import numba  # NOTE: importing numba costs ~0.4 s; ``import lucid`` does not pay it
+
     return (f"lucid {__version__} parallel info:\n"
-            f"numba threads: {numba.get_num_threads()}\n"
+            f"numba threads: {_threads.get_num_threads()}\n"
             f"numba threading layer: {numba.config.THREADING_LAYER}\n"
             f"thread policy: {_threads.state()}\n")

@@ -39,6 +39,11 @@ __all__ = [
 ]
 
 
+def _host(t: Tensor) -> np.ndarray:
+    """``t``'s values as a host (numpy) array, outside the graph."""
+    return np.asarray(t._be.to_numpy(t._data))
+
+
 def ravel(input: Tensor) -> Tensor:
     """``input`` flattened to 1-D (a view where possible)."""
     return input.reshape(-1)
@@ -209,7 +214,7 @@ def unravel_index(indices: Any, shape: Any) -> tuple[Tensor, ...]:
                         f"{_dtype.torch_name(idx.dtype)}")
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
     n = math.prod(shape)
-    flat = np.asarray(idx.tolist(), dtype=np.int64)
+    flat = _host(idx).astype(np.int64, copy=False)
     if ((flat < -n) | (flat >= n)).any():
         raise RuntimeError("unravel_index: index out of bounds")
     coords = np.unravel_index(np.where(flat < 0, flat + n, flat), shape)
@@ -409,12 +414,12 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
                 _e.div(out, cnt, rounding_mode="floor")
         return out
     # prod / amax / amin: on host, no gradient
-    x = np.array(input.detach().tolist(), dtype=input.dtype.np).reshape(tuple(input.shape))
-    ix = np.asarray(index.tolist(), dtype=np.int64).reshape(tuple(index.shape))
-    sv = np.asarray(src.detach().tolist(), dtype=input.dtype.np).reshape(tuple(src.shape))
+    x = np.array(_host(input))  # a copy: written below
+    ix = _host(index).astype(np.int64, copy=False)
+    sv = _host(src).astype(input.dtype.np, copy=False)
     sv = sv[tuple(slice(0, s) for s in ix.shape)]
     out = x.copy()
-    hitn = np.asarray(hit.tolist(), dtype=bool).reshape(x.shape)
+    hitn = _host(hit)
     if not include_self:
         out[hitn] = {"prod": 1, "amax": -np.inf, "amin": np.inf}[reduce] if \
             x.dtype.kind == "f" or reduce == "prod" else (
