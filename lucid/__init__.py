@@ -149,7 +149,7 @@ from .amp import (  # noqa: E402
     set_autocast_enabled,
 )
 from . import __config__, accelerator, compiler, jit, mps, multiprocessing  # noqa: E402
-from . import onnx, profiler, testing, version  # noqa: E402
+from . import onnx, profiler, special, testing, version  # noqa: E402
 from .backends._precision import (  # noqa: E402
     get_float32_matmul_precision,
     set_float32_matmul_precision,

@@ -14,7 +14,8 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 # lowest first; a module may import only from its own layer or the ones before it
 LAYERS = [
     ["lucid._version", "lucid._dtype", "lucid._device", "lucid._dims", "lucid._convert",
-     "lucid._repr", "lucid._malloc", "lucid.kernels", "lucid._runtime"],
+     "lucid._repr", "lucid._malloc", "lucid._first_run", "lucid.kernels",
+     "lucid._warmup_pool", "lucid._runtime"],
     ["lucid.backend"],
     ["lucid._tensor"],
     ["lucid.autograd"],
@@ -26,7 +27,8 @@ LAYERS = [
      "lucid.backends", "lucid.datasets", "lucid.linalg", "lucid.fft",
      "lucid.accelerator", "lucid.mps", "lucid.testing", "lucid.profiler",
      "lucid.multiprocessing", "lucid.jit", "lucid.onnx", "lucid.version", "lucid.compiler",
-     "lucid.__config__", "lucid.distributions", "lucid.amp", "lucid.sparse", "lucid.func"],
+     "lucid.__config__", "lucid.distributions", "lucid.amp", "lucid.sparse", "lucid.func",
+     "lucid.distributed", "lucid.special"],
     ["lucid.demo", "lucid"],
 ]
 # inside lucid.ops, the submodules in the order they may import each other
@@ -40,7 +42,7 @@ OPS_ORDER = ["_util", "_autocast", "views", "creation", "shape", "device", "inpl
              "normalization", "loss", "conv", "pool", "conv3d", "pool3d", "dropout", "embedding",
              "interpolate", "pixel", "distance", "loss_margin", "loss_nll", "ctc", "gumbel",
              "lrn", "grid_sample", "embedding_bag", "attention", "rnn", "sparse_ops",
-             "sparse_coo", "sparse_api", "tensor_methods",
+             "sparse_coo", "sparse_api", "_graph_backend", "_graph", "tensor_methods",
              "tensor_methods_math"]
 
 

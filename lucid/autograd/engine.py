@@ -6,6 +6,7 @@ one node are summed before the node runs; leaves accumulate into ``.grad``.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -15,7 +16,7 @@ from .function import Op
 
 _grad_on = grad_mode._state
 
-__all__ = ["backward", "grad", "tensor_backward"]
+__all__ = ["backward", "grad", "tensor_backward", "queue_callback", "set_graph_backward"]
 
 _FREED = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
@@ -34,7 +35,10 @@ def _as_list(x: Any) -> list:
     return list(x)
 
 
-def _root_grads(outputs: list[Tensor], grads: Sequence[Any] | None) -> list[Any]:
+def _root_grads(outputs: list[Tensor], grads: Sequence[Any] | None,
+                graph: bool = False) -> list[Any]:
+    """The gradients the outputs start from: arrays, or Tensors when ``graph`` (which may
+    themselves require grad: double-vjp tricks differentiate with respect to them)."""
     if grads is not None and len(grads) != len(outputs):
         raise RuntimeError(
             "grad can be implicitly created only for scalar outputs"
@@ -50,7 +54,8 @@ def _root_grads(outputs: list[Tensor], grads: Sequence[Any] | None) -> list[Any]
         if g is None:
             if out._data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            res.append(out._be.ones_like(out._data))
+            one = out._be.ones_like(out._data)
+            res.append(_make(one, out._be, False, None) if graph else one)
             continue
         if not isinstance(g, Tensor):
             g = _make(out._be.asarray(g, out.dtype), out._be, False, None)
@@ -64,7 +69,7 @@ def _root_grads(outputs: list[Tensor], grads: Sequence[Any] | None) -> list[Any]
                 f"grad_output[{i}] is on device {g._be.name} but output[{i}] is on "
                 f"{out._be.name}"
             )
-        res.append(g._data)
+        res.append(g if graph else g._data)
     return res
 
 
@@ -111,17 +116,20 @@ def _accumulate_leaf(t: Tensor, g: Any, hooks: bool = True, owned: bool = False)
 
 
 def _run(roots: list[tuple[Any, Any]], retain_graph: bool,
-         capture: dict[Any, int] | None, captured: list | None) -> None:
+         capture: dict[Any, int] | None, captured: list | None, graph: bool = False) -> None:
     """Propagate ``roots`` ((node_or_leaf, grad) pairs) through the graph.
 
-    With ``capture`` (node or leaf id -> slot), gradients reaching those places are stored
-    in ``captured`` instead of being accumulated into leaves' ``.grad``.
+    A leaf's ``.grad`` is written as soon as every edge into it has delivered (so
+    post-accumulate hooks can start work, such as a gradient all-reduce, while backward goes
+    on). With ``capture`` (node or leaf id -> slot), gradients reaching those places are
+    stored in ``captured`` instead. With ``graph`` (create_graph), gradients are Tensors and
+    each node's backward is itself recorded (``_graph_backward``).
     """
-    # count the edges into each node, so each runs once with its summed gradient
+    # count the edges into each node and leaf, so each runs once with its summed gradient
     deps: dict[Op, int] = {}
+    leaf_deps: dict[int, int] = {}
     grads: dict[Any, Any] = {}
-    leaf_grads: dict[int, list] = {}
-    foreign = [id(g) for _, g in roots]  # caller-owned gradients are never adopted
+    leaf_grads: dict[int, list] = {}  # id -> [leaf, grad, adoptable]
     stack = []
     for n, g in roots:
         if isinstance(n, Op):
@@ -130,52 +138,67 @@ def _run(roots: list[tuple[Any, Any]], retain_graph: bool,
                 stack.append(n)
             prev = grads.get(n)
             grads[n] = g if prev is None else prev + g
-        else:
-            prev = leaf_grads.get(id(n))
-            if prev is None:
-                leaf_grads[id(n)] = [n, g]
-            else:
-                prev[1] = prev[1] + g
+        else:  # caller-owned gradients are never adopted
+            _leaf_add(leaf_grads, n, g, False)
     ready = list(stack)
+    useful = None if capture is None else _useful(stack, capture)
     while stack:
         fn = stack.pop()
+        if useful is not None and fn not in useful:
+            continue
         for p in fn.parents:
-            if p is not None and isinstance(p, Op):
+            if p is None:
+                continue
+            if isinstance(p, Op):
+                if useful is not None and p not in useful and p not in capture:
+                    continue
                 c = deps.get(p)
                 if c is None:
                     deps[p] = 1
                     stack.append(p)
                 else:
                     deps[p] = c + 1
+            else:
+                k = id(p)
+                leaf_deps[k] = leaf_deps.get(k, 0) + 1
     ready = [n for n in ready if deps[n] == 0]
+    early = capture is None
+    call = _graph_backward if graph else None
 
     while ready:
         fn = ready.pop()
         g = grads.pop(fn)
         if fn._hooks:
             for h in list(fn._hooks):
-                r = h(_make(g, fn.be, False, None))
+                r = h(g if graph else _make(g, fn.be, False, None))
                 if r is not None:
-                    g = r._data
+                    g = r if graph else r._data
         if fn._retain is not None:
-            _retain(fn, g)
-        if capture is not None and fn in capture:
-            captured[capture[fn]] = g  # type: ignore[index]
+            _retain(fn, g, graph)
+        if capture is not None:
+            if fn in capture:
+                captured[capture[fn]] = g  # type: ignore[index]
+            if fn not in useful:  # type: ignore[operator]
+                continue  # nothing wanted lies beyond this node
         if fn._released:
             raise RuntimeError(_FREED)
         if fn._vcs is not None:
             _check_versions(fn)
-        in_grads = fn.backward(g)
+        in_grads = fn.backward(g) if call is None else call(fn, g)
         if not retain_graph and fn.saved:
             fn._released = True
             fn.saved = ()
+            fn._ins = None
         if in_grads.__class__ is not tuple:
             in_grads = (in_grads,)
         for p, ig in zip(fn.parents, in_grads):
             if p is None:
                 continue
             if isinstance(p, Op):
-                c = deps[p] - 1
+                c = deps.get(p)
+                if c is None:  # pruned: leads to nothing captured
+                    continue
+                c -= 1
                 deps[p] = c
                 if ig is not None:
                     prev = grads.get(p)
@@ -184,97 +207,235 @@ def _run(roots: list[tuple[Any, Any]], retain_graph: bool,
                     if p in grads:
                         ready.append(p)
                     else:
-                        _skip(p, deps, grads, ready)
-            elif ig is not None:
-                prev = leaf_grads.get(id(p))
-                if prev is None:
-                    leaf_grads[id(p)] = [p, ig]
-                else:
-                    prev[1] = prev[1] + ig
+                        _skip(p, deps, grads, ready, leaf_deps, leaf_grads, early, graph, useful)
+            else:
+                if not early and id(p) not in capture:  # type: ignore[operator]
+                    continue
+                k = id(p)
+                if ig is not None:
+                    e = leaf_grads.get(k)
+                    if e is None:  # an array this backward made for this leaf alone: adoptable
+                        leaf_grads[k] = [p, ig, ig is not g and (len(in_grads) == 1
+                                                                  or _once(ig, in_grads))]
+                    else:
+                        e[1] = e[1] + ig
+                        e[2] = True
+                c = leaf_deps[k] - 1
+                leaf_deps[k] = c
+                if c == 0 and early:
+                    _leaf_done(leaf_grads, k, graph)
 
-    if not leaf_grads:
+    if capture is None:
+        for k in list(leaf_grads):
+            _leaf_done(leaf_grads, k, graph)
         return
-    if len(leaf_grads) == 1:
-        uses = None
-    else:  # one array handed to two leaves (e.g. by an add) must not be adopted twice
-        uses = {}
-        for _, g in leaf_grads.values():
-            uses[id(g)] = uses.get(id(g), 0) + 1
-    for t, g in leaf_grads.values():
-        if capture is not None:
-            slot = capture.get(id(t))
-            if slot is not None:
-                if t._hooks:
-                    for h in list(t._hooks):
-                        r = h(_make(g, t._be, False, None))
-                        if r is not None:
-                            g = r._data
-                captured[slot] = g  # type: ignore[index]
+    for t, g, _ in leaf_grads.values():
+        slot = capture.get(id(t))
+        if slot is not None:
+            if t._hooks:
+                for h in list(t._hooks):
+                    r = h(g if graph else _make(g, t._be, False, None))
+                    if r is not None:
+                        g = r if graph else r._data
+            captured[slot] = g  # type: ignore[index]
+
+
+def _useful(starts: list[Op], capture: dict[Any, int]) -> set[Op]:
+    """The nodes whose backward leads to something captured (``grad``'s ``inputs``): only
+    those run, as torch's engine runs only the part of the graph that reaches the inputs."""
+    useful: set[Op] = set()
+    done: set[Op] = set()
+    stack = list(starts)
+    while stack:
+        n = stack[-1]
+        if n in done:
+            stack.pop()
+            continue
+        pending = False
+        for p in n.parents:
+            if isinstance(p, Op) and p not in done:
+                stack.append(p)
+                pending = True
+        if pending:
+            continue
+        stack.pop()
+        done.add(n)
+        for p in n.parents:
+            if p is None:
+                continue
+            if isinstance(p, Op):
+                if p in capture or p in useful:
+                    useful.add(n)
+                    break
+            elif id(p) in capture:
+                useful.add(n)
+                break
+    return useful
+
+
+def _once(x: Any, xs: tuple) -> bool:
+    n = 0
+    for y in xs:
+        if y is x:
+            n += 1
+    return n == 1
+
+
+def _leaf_add(leaf_grads: dict, t: Tensor, g: Any, adoptable: bool) -> None:
+    prev = leaf_grads.get(id(t))
+    if prev is None:
+        leaf_grads[id(t)] = [t, g, adoptable]
+    else:
+        prev[1] = prev[1] + g
+        prev[2] = True
+
+
+def _leaf_done(leaf_grads: dict, k: int, graph: bool) -> None:
+    e = leaf_grads.pop(k, None)
+    if e is not None:
+        if graph:
+            _accumulate_graph(e[0], e[1])
         else:
-            _accumulate_leaf(t, g, owned=(uses is None or uses[id(g)] == 1)
-                             and id(g) not in foreign)
+            _accumulate_leaf(e[0], e[1], owned=e[2])
 
 
-def _retain(fn: Op, g: Any) -> None:
+def _accumulate_graph(t: Tensor, g: Tensor) -> None:
+    """create_graph: ``.grad`` becomes a differentiable Tensor (a copy first, then out-of-place
+    sums), as torch's AccumulateGrad does with grad mode on."""
+    if t._hooks:
+        for h in list(t._hooks):
+            r = h(g)
+            if r is not None:
+                g = r
+    if tuple(g.shape) != tuple(t._data.shape):
+        g = g.expand(t._data.shape)
+    t._grad = g.clone() if t._grad is None else t._grad + g
+    if t._post_hooks:
+        for h in list(t._post_hooks):
+            h(t)
+
+
+def _retain(fn: Op, g: Any, graph: bool = False) -> None:
     t = fn._retain()
     if t is not None and t.grad_fn is fn:
-        if t._grad is None:
+        if graph:
+            t._grad = g if t._grad is None else t._grad + g
+        elif t._grad is None:
             t._grad = _make(fn.be.copy(g), fn.be, False, None)
         else:
             t._grad._data = fn.be.add(t._grad._data, g)
 
 
-def _skip(fn: Op, deps: dict, grads: dict, ready: list) -> None:
+def _skip(fn: Op, deps: dict, grads: dict, ready: list, leaf_deps: dict, leaf_grads: dict,
+          early: bool, graph: bool, useful: set | None) -> None:
     """A node that received no gradient at all: release its dependants without running it."""
     stack = [fn]
     while stack:
         f = stack.pop()
+        if useful is not None and f not in useful:
+            continue  # its edges were never counted
         for p in f.parents:
+            if p is None:
+                continue
             if isinstance(p, Op):
+                if p not in deps:
+                    continue
                 deps[p] -= 1
                 if deps[p] == 0:
                     if p in grads:
                         ready.append(p)
                     else:
                         stack.append(p)
+            else:
+                k = id(p)
+                leaf_deps[k] -= 1
+                if leaf_deps[k] == 0 and early:
+                    _leaf_done(leaf_grads, k, graph)
+
+
+_GRAPH_BACKWARD = None
+_callbacks = threading.local()
+
+
+def _graph_backward(fn: Op, g: Tensor) -> Any:
+    """Run ``fn``'s backward so that it is itself recorded (create_graph=True). The ops layer
+    installs the implementation (``set_graph_backward``): the engine knows no op."""
+    if _GRAPH_BACKWARD is None:  # pragma: no cover - installed by ``import lucid``
+        raise RuntimeError("create_graph=True needs lucid.ops to be imported")
+    return _GRAPH_BACKWARD(fn, g)
+
+
+def set_graph_backward(impl: Any) -> None:
+    """Install ``impl(node, grad_tensor) -> tuple of Tensor | None``, used for create_graph."""
+    global _GRAPH_BACKWARD
+    _GRAPH_BACKWARD = impl
+
+
+def queue_callback(callback: Any) -> None:
+    """Run ``callback()`` once the backward pass in progress on this thread has finished
+    (torch's ``Variable._execution_engine.queue_callback``); gradient synchronisation, such
+    as DistributedDataParallel's, waits there for its last bucket."""
+    q = getattr(_callbacks, "queue", None)
+    if q is None:
+        raise RuntimeError("Final callbacks can only be installed during backward pass.")
+    q.append(callback)
+
+
+def _execute(roots: list, retain_graph: bool, capture: Any, captured: Any, graph: bool) -> None:
+    """One backward pass under the right grad mode, then the queued final callbacks."""
+    outer = getattr(_callbacks, "queue", None)
+    q: list = []
+    _callbacks.queue = q
+    prev = _grad_on.on
+    _grad_on.on = graph
+    try:
+        _run(roots, retain_graph, capture, captured, graph)
+    finally:
+        _grad_on.on = prev
+        _callbacks.queue = outer
+    for cb in q:  # may queue more
+        cb()
 
 
 def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None = None,
              create_graph: bool = False, inputs: Any = None) -> None:
-    """Compute the gradients of ``tensors`` and accumulate them into the leaves' ``.grad``."""
-    if create_graph:
-        raise NotImplementedError(
-            "create_graph=True (higher-order gradients) is not supported by lucid yet"
-        )
-    if grad_tensors is None and inputs is None and tensors.__class__ is list \
-            and len(tensors) == 1:
+    """Compute the gradients of ``tensors`` and accumulate them into the leaves' ``.grad``.
+
+    ``create_graph=True`` records the backward pass itself, so the gradients can be
+    differentiated again (gradient penalties, Hessian-vector products); ``retain_graph``
+    then defaults to True, as in torch.
+    """
+    if retain_graph is None:
+        retain_graph = create_graph
+    if grad_tensors is None and inputs is None and not create_graph \
+            and tensors.__class__ is list and len(tensors) == 1:
         t = tensors[0]  # fast path: loss.backward()
         if t._rg and t._data.size == 1:
-            prev = _grad_on.on
-            _grad_on.on = False
-            try:
-                _run([(t.grad_fn or t, t._be.ones_like(t._data))], bool(retain_graph), None, None)
-            finally:
-                _grad_on.on = prev
+            _execute([(t.grad_fn or t, t._be.ones_like(t._data))], retain_graph, None, None,
+                     False)
             return
     outs = _as_list(tensors)
     gl = None if grad_tensors is None else _as_list(grad_tensors)
-    root_grads = _root_grads(outs, gl)
+    root_grads = _root_grads(outs, gl, create_graph)
     roots = [(t.grad_fn or t, g) for t, g in zip(outs, root_grads)]
-    if inputs is not None:
-        ins = _as_list(inputs)
-        captured: list = [None] * len(ins)
-        with grad_mode.no_grad():
-            _run(roots, bool(retain_graph), _capture_map(ins), captured)
-            for t, g in zip(ins, captured):
-                if g is not None:
-                    if t.grad_fn is None:
-                        _accumulate_leaf(t, g, hooks=False)
-                    else:
-                        t._grad = _make(g, t._be, False, None)
+    if inputs is None:
+        _execute(roots, retain_graph, None, None, create_graph)
         return
-    with grad_mode.no_grad():
-        _run(roots, bool(retain_graph), None, None)
+    ins = _as_list(inputs)
+    captured: list = [None] * len(ins)
+    _execute(roots, retain_graph, _capture_map(ins), captured, create_graph)
+    for t, g in zip(ins, captured):
+        if g is None:
+            continue
+        if create_graph:
+            if t.grad_fn is None:
+                _accumulate_graph(t, g)
+            else:
+                t._grad = g
+        elif t.grad_fn is None:
+            _accumulate_leaf(t, g, hooks=False)
+        else:
+            t._grad = _make(g, t._be, False, None)
 
 
 def _capture_map(inputs: list[Tensor]) -> dict[Any, int]:
@@ -293,24 +454,25 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
          materialize_grads: bool = False) -> tuple[Tensor | None, ...]:
     """Return d(outputs)/d(inputs) without touching any ``.grad``.
 
+    With ``create_graph=True`` the returned gradients are differentiable (their own
+    ``grad_fn``), so they can be used in a loss and differentiated again.
+
     Example::
 
-        (gx,) = lucid.autograd.grad((x * x).sum(), x)
+        (gx,) = lucid.autograd.grad((x * x).sum(), x, create_graph=True)
+        (gxx,) = lucid.autograd.grad(gx.sum(), x)      # 2 everywhere
     """
-    if create_graph:
-        raise NotImplementedError(
-            "create_graph=True (higher-order gradients) is not supported by lucid yet"
-        )
+    if retain_graph is None:
+        retain_graph = create_graph
     outs = _as_list(outputs)
     ins = _as_list(inputs)
     gl = None if grad_outputs is None else _as_list(grad_outputs)
     if gl is not None and all(g is None for g in gl):
         gl = None
-    root_grads = _root_grads(outs, gl)
+    root_grads = _root_grads(outs, gl, create_graph)
     roots = [(t.grad_fn or t, g) for t, g in zip(outs, root_grads)]
     captured: list = [None] * len(ins)
-    with grad_mode.no_grad():
-        _run(roots, bool(retain_graph), _capture_map(ins), captured)
+    _execute(roots, retain_graph, _capture_map(ins), captured, create_graph)
     res: list[Tensor | None] = []
     for i, (t, g) in enumerate(zip(ins, captured)):
         if g is None:
@@ -323,6 +485,8 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
                     "the graph. Set allow_unused=True if this is the desired behavior."
                 )
             res.append(None)
+        elif create_graph:
+            res.append(g if tuple(g.shape) == tuple(t._data.shape) else g.expand(t.shape))
         else:
             if tuple(g.shape) != tuple(t._data.shape):
                 g = t._be.broadcast_to(g, t._data.shape)

@@ -50,6 +50,8 @@ class Op:
     _hooks: list | None = None
     _retain: Any = None
     _vcs: Any = None
+    _ins: Any = None  # the positional inputs, kept by ops that save (create_graph needs them)
+    _oslot = -1  # where the output sits in ``saved``, if it does
 
     @classmethod
     def apply(cls, *args: Any, **params: Any) -> Tensor:
@@ -124,6 +126,7 @@ def _record_versions(fn: Op, args: tuple, held: list | None, out: Any, t: Tensor
     """Remember the versions the backward must find unchanged: inputs and the output kept in
     ``fn.saved`` (by identity), and every integer or bool input (indices, targets, masks)."""
     be, saved = fn.be, fn.saved
+    fn._ins = args
     vcs = [] if held is None else [(a._vc, a._vc[0]) for a in held
                                    if not be.dtype_of(a._data).is_floating_point]
     for a in args:
@@ -133,13 +136,12 @@ def _record_versions(fn: Op, args: tuple, held: list | None, out: Any, t: Tensor
                 if s is d:
                     vcs.append((a._vc, a._vc[0]))
                     break
-    if type(fn).saves_output:
+    for i, s in enumerate(saved):
+        if s is out:
+            fn._oslot = i
+            break
+    if fn._oslot >= 0 or type(fn).saves_output:
         vcs.append((t._vc, 0))
-    else:
-        for s in saved:
-            if s is out:
-                vcs.append((t._vc, 0))
-                break
     fn._vcs = vcs
 
 
@@ -215,6 +217,20 @@ class _UserFunctionOp(Op):
                 f"gradients (expected {self.nargs}, got {len(grads)})"
             )
         return tuple(None if gr is None else gr._data for gr in grads)
+
+    def graph_backward(self, g: Tensor, saved: tuple = ()) -> Any:
+        """create_graph: the user's backward runs with grad mode on over the saved tensors,
+        so it is recorded like any other computation (as in torch)."""
+        with grad_mode.enable_grad():
+            grads = self.fcls.backward(self.ctx, g)
+        if not isinstance(grads, tuple):
+            grads = (grads,)
+        if len(grads) != self.nargs:
+            raise RuntimeError(
+                f"function {self.fcls.__name__}Backward returned an incorrect number of "
+                f"gradients (expected {self.nargs}, got {len(grads)})"
+            )
+        return grads
 
     def name(self) -> str:  # type: ignore[override]
         return f"{self.fcls.__name__}Backward"

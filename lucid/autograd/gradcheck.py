@@ -93,6 +93,52 @@ def gradcheck(fn: Callable[..., Any], inputs: Any, *, eps: float = 1e-6, atol: f
     return True
 
 
+def gradgradcheck(func: Callable[..., Any], inputs: Any, grad_outputs: Any = None, *,
+                  eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
+                  gen_non_contig_grad_outputs: bool = False, raise_exception: bool = True,
+                  nondet_tol: float = 0.0, check_undefined_grad: bool = True,
+                  check_grad_dtypes: bool = False, check_batched_grad: bool = False,
+                  check_fwd_over_rev: bool = False, check_rev_over_rev: bool = True,
+                  fast_mode: bool = False, masked: bool | None = None, seed: int = 0) -> bool:
+    """Check second derivatives: ``gradcheck`` of the function that maps ``(inputs,
+    grad_outputs)`` to the gradients of ``func`` computed with ``create_graph=True``, as
+    ``torch.autograd.gradgradcheck``. Random ``grad_outputs`` (float64, drawn from a
+    generator seeded by ``seed``) are used when none are given.
+
+    Example::
+
+        x = lucid.randn(3, dtype=lucid.float64, requires_grad=True)
+        lucid.autograd.gradgradcheck(lambda t: (t.sin() * t).sum(), (x,))
+    """
+    inputs = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
+    n_in = len(inputs)
+    diff = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
+    if grad_outputs is None:
+        rng = np.random.default_rng(seed)
+        with grad_mode.no_grad():
+            outs = _outputs(func, inputs)
+        grad_outputs = tuple(
+            _make(o._be.from_numpy(rng.standard_normal(tuple(o.shape)).astype(o.dtype.np)),
+                  o._be, True, None) for o in outs)
+    else:
+        grad_outputs = tuple(grad_outputs) if isinstance(grad_outputs, (tuple, list)) \
+            else (grad_outputs,)
+
+    def first_order(*args: Any) -> tuple[Tensor, ...]:
+        ins, gos = args[:n_in], args[n_in:]
+        with grad_mode.enable_grad():
+            outs = _outputs(func, ins)
+            pairs = [(o, g) for o, g in zip(outs, gos) if o.requires_grad]
+            if not pairs:
+                return ()
+            grads = autograd_grad([o for o, _ in pairs], [ins[i] for i in diff],
+                                  [g for _, g in pairs], create_graph=True, allow_unused=True)
+        return tuple(g for g in grads if g is not None)
+
+    return gradcheck(first_order, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
+                     raise_exception=raise_exception, nondet_tol=nondet_tol)
+
+
 def _set_values(x: Tensor, host: np.ndarray) -> None:
     be = x._be
     x._data = be.assign(x._data, be.from_numpy(host.reshape(tuple(x.shape)).astype(x.dtype.np)))

@@ -9,12 +9,13 @@ binds them to ``Tensor``; tests/test_layers.py checks the order.
 
 from __future__ import annotations
 
-from . import matmul as _matmul_module
-from . import select as _select_module
 from . import (
+    _graph,  # noqa: F401  (installs the create_graph backward in the engine)
     tensor_methods,  # noqa: F401  (binds the Tensor methods and operators)
     tensor_methods_math,  # noqa: F401  (binds the math-tail Tensor methods)
 )
+from . import matmul as _matmul_module
+from . import select as _select_module
 from .combine import (
     block_diag,
     cartesian_prod,

@@ -24,6 +24,9 @@ class ToDevice(Op):
     def backward(self, g):
         return transfer(g, self.dst, self.be, copy=False), None
 
+    def graph_backward(self, g, saved):
+        return to_device(g, self.be), None
+
 
 def to_device(t: Tensor, dst: Any) -> Tensor:
     """``t`` on backend ``dst`` (differentiable)."""

@@ -16,6 +16,7 @@ from ..autograd.function import Op
 from . import _autocast as _ac
 from . import elementwise as _e
 from . import reduce as _r
+from . import select as _sel
 from ._util import coerce, loss_reduction, sum_to
 from .activation import log_softmax
 from .shape import broadcast_tensors
@@ -90,6 +91,29 @@ class CrossEntropy(Op):
             return be.zeros(self.shape, be.dtype_of(x2)), None, None
         gx = be.cross_entropy_backward(x2, t1, lse, w, grow, *self.args)
         return _from_rows(be, gx, self.shape), None, None
+
+    def composite(self, ins):
+        x, t, w = ins[0], ins[1], ins[2]
+        ignore, smooth = self.args
+        c = self.shape[1] if len(self.shape) > 1 else self.shape[0]
+        x2 = x.reshape(1, c) if x.ndim == 1 else x if x.ndim == 2 else \
+            x.movedim(1, -1).reshape(-1, c)
+        logp = log_softmax(x2, 1)
+        t1 = t.reshape(-1)
+        keep = t1 != ignore
+        tc = _sel.where(keep, t1, 0)
+        wc = w.detach() if w is not None else _e.add(x2.detach()[0] * 0, 1)
+        wt = _sel.where(keep, wc[tc], 0.0)
+        nll = _e.neg(logp.gather(1, tc.unsqueeze(1)).squeeze(1))
+        loss = _e.mul(_e.mul(nll, wt), 1 - smooth)
+        if smooth > 0:
+            spread = _e.mul(_r.sum(_e.mul(logp, wc), 1), -smooth / c)
+            loss = _e.add(loss, _sel.where(keep, spread, 0.0))
+        loss = loss.reshape(self.tshape)
+        if self.red == "none":
+            return loss
+        total = _r.sum(loss)
+        return total if self.red == "sum" else _e.div(total, _r.sum(wt))
 
 
 class NLLLoss(Op):
@@ -237,14 +261,13 @@ class _PairLoss(Op):
 
     def forward(self, a, b, **kw):
         be = self.be
-        d = be.sub(a, b)
         self.kw = kw
-        self.saved = (d,)
-        return self.f(be, d, **kw)
+        self.saved = (a, b)  # d is recomputed: create_graph differentiates through it
+        return self.f(be, be.sub(a, b), **kw)
 
     def backward(self, g):
         be = self.be
-        ga = be.mul(g, self.df(be, self.saved[0], **self.kw))
+        ga = be.mul(g, self.df(be, be.sub(*self.saved), **self.kw))
         return ga, (be.neg(ga) if self.parents[1] is not None else None)
 
 
@@ -369,6 +392,12 @@ class BCE(Op):
         gt = be.mul(g, be.sub(l1x, lx)) if self.parents[1] is not None else None
         return gx, gt
 
+    def composite(self, ins):
+        x, t = ins
+        lx = _sel.clamp(_e.log(x), -100)
+        l1x = _sel.clamp(_e.log1p(_e.neg(x)), -100)
+        return _e.neg(_e.add(_e.mul(t, lx), _e.mul(_e.sub(1, t), l1x)))
+
 
 @_ac.policy("binary_cross_entropy")
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
@@ -418,6 +447,13 @@ class BCEWithLogits(Op):
         if pw is not None and p[2] is not None:
             gpw = sum_to(be, be.mul(g, be.mul(t, sp)), pw.shape)
         return gx, gt, gpw
+
+    def composite(self, ins):
+        x, t, pw = ins
+        sp = _e.add(_e.relu(_e.neg(x)), _e.log1p(_e.exp(_e.neg(_e.abs(x)))))
+        if pw is not None:
+            sp = _e.mul(_e.add(_e.mul(_e.sub(pw, 1), t), 1), sp)
+        return _e.add(_e.mul(_e.sub(1, t), x), sp)
 
 
 @_ac.policy("binary_cross_entropy_with_logits")

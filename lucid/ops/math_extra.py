@@ -58,11 +58,11 @@ def _floats(a: Any, b: Any) -> tuple[Tensor, Tensor]:
 
 
 class _HostBinary(Op):
-    """``fn(a, b)`` computed on host arrays; ``grads(a, b, out, g)`` gives the derivatives
-    (host arrays too) or is None for an op without one."""
+    """``fn(a, b)`` computed on host arrays; ``grads(self, be, a, b, g)`` gives the
+    derivatives with backend functions (so they can be differentiated again). Host-only
+    facts the derivative needs (sign bits) are taken in ``forward`` by ``facts(ha, hb)``."""
 
     fn: Any = None
-    grads: Any = None
 
     def forward(self, a, b):
         be = self.be
@@ -71,41 +71,41 @@ class _HostBinary(Op):
         out = np.asarray(type(self).fn(ha, hb)).astype(np.result_type(ha, hb), copy=False)
         if any(p is not None for p in self.parents):
             self.saved = (a, b)
+            self.facts(be, ha, hb)
         return be.from_numpy(_c(out))
+
+    def facts(self, be: Any, ha: np.ndarray, hb: np.ndarray) -> None:
+        pass
 
     def backward(self, g):
         be = self.be
-        a, b = (_host(be, s) for s in self.saved)
-        hg = _host(be, g)
-        # the gradients keep g's dtype (a float64 constant must not widen a float32 gradient)
-        ga, gb = (np.asarray(v).astype(hg.dtype, copy=False)
-                  for v in type(self).grads(a, b, hg))
+        a, b = self.saved
+        ga, gb = self.grads(be, a, b, g)
         p = self.parents
-        return (sum_to(be, be.from_numpy(_c(ga)), self.sa)
-                if p[0] is not None else None,
-                sum_to(be, be.from_numpy(_c(gb)), self.sb)
-                if p[1] is not None else None)
+        return (sum_to(be, ga, self.sa) if p[0] is not None else None,
+                sum_to(be, gb, self.sb) if p[1] is not None else None)
 
 
 class _Atan2(_HostBinary):
     fn = staticmethod(np.arctan2)
 
-    @staticmethod
-    def grads(y, x, g):
-        r = x * x + y * y
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return g * x / r, -g * y / r
+    def grads(self, be, y, x, g):
+        r = be.add(be.mul(x, x), be.mul(y, y))
+        return be.div(be.mul(g, x), r), be.neg(be.div(be.mul(g, y), r))
 
 
 class _Copysign(_HostBinary):
     fn = staticmethod(np.copysign)
 
-    @staticmethod
-    def grads(a, b, g):
+    def facts(self, be, a, b):
         # torch: d/da = sign agreement (0 where a == 0), no gradient for b
         s = np.where(a == 0, 0.0, np.where(np.signbit(a) == np.signbit(np.copysign(1.0, b)),
                                            1.0, -1.0))
-        return g * s, np.zeros_like(g)
+        self.sign = be.from_numpy(_c(np.broadcast_to(s, np.broadcast_shapes(a.shape, b.shape))
+                                     .astype(a.dtype)))
+
+    def grads(self, be, a, b, g):
+        return be.mul(g, self.sign), be.zeros_like(g)
 
 
 def atan2(input: Tensor, other: Tensor) -> Tensor:

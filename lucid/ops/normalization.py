@@ -39,6 +39,11 @@ class BatchNormTrain(Op):
         gx, gw, gb = self.be.batch_norm_backward(x, g, mean, invstd, w, p[0] is not None)
         return gx, (gw if p[1] is not None else None), (gb if p[2] is not None else None)
 
+    def composite(self, ins):
+        x, w, b, eps = ins[0], ins[1], ins[2], ins[6]
+        shape = (1, -1) + (1,) * (x.ndim - 2)
+        return _normalized(x, (0, *range(2, x.ndim)), eps, w, b, shape)
+
 
 class LayerNorm(Op):
     """Layer norm over the last ``k`` dims of x with an optional elementwise affine."""
@@ -66,6 +71,23 @@ class LayerNorm(Op):
         return ((be.reshape(gx, x.shape) if gx is not None else None),
                 (be.reshape(gw, wshape) if p[1] is not None else None),
                 (be.reshape(gb, wshape) if p[2] is not None else None))
+
+    def composite(self, ins):
+        x, w, b, k, eps = ins
+        return _normalized(x, tuple(range(x.ndim - k, x.ndim)), eps, w, b, None)
+
+
+def _normalized(x: Tensor, axes: tuple[int, ...], eps: float, w: Any, b: Any,
+                shape: Any) -> Tensor:
+    """``(x - mean) / sqrt(var + eps) * w + b`` over ``axes`` with differentiable ops (the
+    composite form of the fused kernels, for second derivatives)."""
+    c = _e.sub(x, _r.mean(x, axes, True))
+    y = _e.mul(c, _e.rsqrt(_e.add(_r.mean(_e.mul(c, c), axes, True), eps)))
+    if w is not None:
+        y = _e.mul(y, w if shape is None else w.reshape(shape))
+    if b is not None:
+        y = _e.add(y, b if shape is None else b.reshape(shape))
+    return y
 
 
 def _check_channels(name: str, t: Tensor | None, c: int) -> None:

@@ -11,6 +11,8 @@ from .._dims import norm_dim, norm_dims
 from .._tensor import Tensor
 from ..autograd.function import Op
 from . import _autocast as _ac
+from . import elementwise as _el
+from . import select as _sel
 from ._util import cast, wrap
 from .creation import arange
 from .elementwise import maximum, minimum, sqrt
@@ -18,7 +20,8 @@ from .index import sort
 
 __all__ = [
     "all", "amax", "amin", "any", "argmax", "argmin", "cumprod", "cumsum", "logsumexp", "max",
-    "mean", "median", "min", "norm", "prod", "std", "std_mean", "sum", "var", "var_mean"
+    "mean", "median", "min", "norm", "prod", "std", "std_mean", "sum", "sum_to_size", "var",
+    "var_mean"
 ]
 
 values_indices = namedtuple("values_indices", ["values", "indices"])
@@ -71,6 +74,28 @@ def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = N
     else:
         d = None
     return Sum.apply(input, axes, keepdim, d)
+
+
+def sum_to_size(input: Tensor, *size: Any) -> Tensor:
+    """Sum ``input`` down to ``size``, which must broadcast to ``input``'s shape (the
+    reduction of a broadcast gradient).
+
+    Example::
+
+        lucid.ones(2, 3).sum_to_size(1, 3)      # tensor([[2., 2., 2.]])
+    """
+    shape = tuple(size[0]) if len(size) == 1 and not isinstance(size[0], int) else size
+    have = tuple(input.shape)
+    lead = len(have) - len(shape)
+    bad = lead < 0
+    for s, h in zip(shape, have[lead if lead > 0 else 0:]):  # NOTE: builtins are shadowed
+        bad = bad or (s != 1 and s != h)
+    if bad:
+        raise RuntimeError(f"size {list(shape)} is not expandable to size {list(have)}")
+    axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape)
+                                      if s == 1 and have[i + lead] != 1)
+    out = sum(input, axes, True) if axes else input
+    return out.reshape(shape) if tuple(out.shape) != shape else out
 
 
 class Mean(Op):
@@ -344,6 +369,16 @@ class LogSumExp(Op):
         self.axes, self.keepdim = axes, keepdim
         return out if keepdim else be.squeeze(out, axes if axes is not None else None)
 
+    def composite(self, ins):
+        x = ins[0]
+        m = amax(x, self.axes if self.axes is not None else (), True).detach()
+        m = _sel.where(_sel.isfinite(m), m, 0.0)
+        out = _el.add(_el.log(sum(_el.exp(_el.sub(x, m)), self.axes, True)), m)
+        if self.keepdim:
+            return out
+        return out.reshape(tuple(n for i, n in enumerate(out.shape)
+                                 if self.axes is not None and i not in self.axes))
+
     def backward(self, g):
         be = self.be
         x, out = self.saved
@@ -448,8 +483,23 @@ class CumProd(Op):
         be = self.be
         x, out = self.saved
         d = self.dim
-        rc = be.flip(be.cumsum(be.flip(be.mul(g, out), d), d), d)
-        return be.div(rc, x)
+        if not be.item(be.any(be.eq(x, 0))):
+            rc = be.flip(be.cumsum(be.flip(be.mul(g, out), d), d), d)
+            return be.div(rc, x)
+        # zeros: sum_k>=i g_k prod_{j<=k, j!=i} x_j = (prod_{j<i} x_j) * s_i, with the
+        # reversed scan s_i = g_i + x_{i+1} s_{i+1} (no division)
+        n = x.shape[d]
+
+        def at(a: Any, i: int) -> Any:
+            return be.getitem(a, (slice(None),) * d + (slice(i, i + 1),))
+
+        parts = [None] * n
+        acc = at(g, n - 1)
+        for i in range(n - 1, -1, -1):
+            if i < n - 1:
+                acc = be.add(at(g, i), be.mul(at(x, i + 1), acc))
+            parts[i] = acc if i == 0 else be.mul(at(out, i - 1), acc)
+        return be.concatenate(parts, d)
 
 
 def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:

@@ -15,6 +15,8 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd.function import Op
 from ..backend import _rnn_loop, _rnn_ref
+from . import matmul as _mm
+from . import movement as _mv
 
 __all__ = ["recurrence", "gather_rows"]
 
@@ -53,6 +55,46 @@ class Recurrence(Op):
                 out.append(be.from_numpy(np.ascontiguousarray(d)) if self.host else d)
         return tuple(out)
 
+    def composite(self, ins: Any) -> Tensor:
+        """The same recurrence step by step with differentiable ops (for create_graph)."""
+        gx, h, c, w_hh, b_hh, w_hr = ins[:6]
+        st = self.st
+        t_len, b_len, g = gx.shape
+        order = range(t_len - 1, -1, -1) if st.reverse else range(t_len)
+        hs: list[Any] = [None] * t_len
+        cs: list[Any] = [None] * t_len
+        for t in order:
+            n = st.sizes[t]
+            hp = h[:n]
+            gh = _mm.matmul(hp, w_hh.t())
+            if b_hh is not None:
+                gh = gh + b_hh
+            a = gx[t, :n]
+            if st.mode == "LSTM":
+                k = g // 4
+                gates = a + gh
+                i, f = gates[:, :k].sigmoid(), gates[:, k:2 * k].sigmoid()
+                cn = f * c[:n] + i * gates[:, 2 * k:3 * k].tanh()
+                hn = gates[:, 3 * k:].sigmoid() * cn.tanh()
+                if w_hr is not None:
+                    hn = _mm.matmul(hn, w_hr.t())
+                c = cn if n == b_len else _mv.cat([cn, c[n:]], 0)
+                cs[t] = c
+            elif st.mode == "GRU":
+                k = g // 3
+                rz = (a[:, :2 * k] + gh[:, :2 * k]).sigmoid()
+                z = rz[:, k:]
+                cand = (a[:, 2 * k:] + rz[:, :k] * gh[:, 2 * k:]).tanh()
+                hn = (1 - z) * cand + z * hp
+            else:
+                hn = (a + gh).relu() if st.mode == "RNN_RELU" else (a + gh).tanh()
+            h = hn if n == b_len else _mv.cat([hn, h[n:]], 0)
+            hs[t] = h
+        y = _mv.stack(hs, 0)
+        if st.mode != "LSTM":
+            return y
+        return _mv.cat([y.reshape(-1), _mv.stack(cs, 0).reshape(-1)], 0)
+
 
 def _same(a: Any) -> Any:
     return a
@@ -86,6 +128,11 @@ class RowGather(Op):
         gx = np.zeros((self.rows, *g.shape[1:]), g.dtype)
         gx[self.src] = g[self.dst]
         return be.from_numpy(gx) if self.host else gx
+
+    def graph_backward(self, g: Tensor, saved: tuple) -> Tensor:
+        gx = g.new_zeros((self.rows, *g.shape[1:]))
+        gx[self.src] = g[self.dst]
+        return gx
 
 
 def gather_rows(x: Tensor, idx: np.ndarray, fill: float = 0.0) -> Tensor:

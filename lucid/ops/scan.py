@@ -103,6 +103,14 @@ class LogCumSumExp(Op):
                     res = res + sign * np.exp(rev + x)
         return be.from_numpy(np.asarray(res.astype(x.dtype), order="C")), None
 
+    def composite(self, ins):
+        x, axis = ins[0], self.axis
+        if x.numel() == 0:
+            return x * 1
+        m = x.detach().amax(axis, True)
+        m = m.where(m.isfinite(), 0.0)
+        return (x - m).exp().cumsum(axis).log() + m
+
 
 def logcumsumexp(input: Tensor, dim: int) -> Tensor:
     """``log(cumsum(exp(input)))`` along ``dim``, computed stably.

@@ -117,6 +117,12 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
         raise
 
 
+def tensor_where(self: Tensor, condition: Tensor, y: Any) -> Tensor:
+    """``x.where(condition, y)``: ``x`` where ``condition`` holds, else ``y`` (torch's
+    method form, ``where(condition, x, y)``)."""
+    return where(condition, self, y)
+
+
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     """``input`` with ``value`` where ``mask`` is True (mask broadcasts)."""
     if mask.dtype is not _dtype.bool_:

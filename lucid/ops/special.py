@@ -16,6 +16,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor
 from ..autograd.function import Op
+from . import elementwise as _e
 from ._util import broadcast_error, cast, sum_to
 
 __all__ = ["lgamma", "digamma", "polygamma", "erf", "erfc", "erfinv", "igamma"]
@@ -48,6 +49,9 @@ class Lgamma(Op):
         (x,) = self.saved
         return self.be.mul(g, _host(self.be, _scipy_special().digamma, x))
 
+    def graph_backward(self, g, saved):
+        return g * digamma(saved[0])
+
 
 class Digamma(Op):
     def forward(self, x):
@@ -57,6 +61,9 @@ class Digamma(Op):
     def backward(self, g):
         (x,) = self.saved
         return self.be.mul(g, _host(self.be, _scipy_special().polygamma, x, 1))
+
+    def graph_backward(self, g, saved):
+        return g * Polygamma.apply(saved[0], n=1)
 
 
 class Polygamma(Op):
@@ -68,6 +75,9 @@ class Polygamma(Op):
     def backward(self, g):
         (x,) = self.saved
         return self.be.mul(g, _host(self.be, _scipy_special().polygamma, x, self.n + 1))
+
+    def graph_backward(self, g, saved):
+        return g * Polygamma.apply(saved[0], n=self.n + 1)
 
 
 class Erf(Op):
@@ -129,6 +139,14 @@ class Igamma(Op):
         d = np.broadcast_to(d, np.broadcast_shapes(ha.shape, hx.shape)).astype(hx.dtype)
         gx = be.mul(g, be.from_numpy(np.require(d, requirements="C")))
         return None, sum_to(be, gx, hx.shape)
+
+    def graph_backward(self, g, saved):
+        if self.parents[0] is not None:
+            raise RuntimeError("the derivative for 'igamma: input' is not implemented.")
+        a, x = saved
+        a = a.detach()
+        d = _e.exp(_e.sub(_e.sub(_e.mul(_e.sub(a, 1), _e.log(x)), x), lgamma(a)))
+        return None, _e.mul(g, d).sum_to_size(tuple(x.shape))
 
 
 def _float(input: Tensor, name: str) -> Tensor:

@@ -217,7 +217,7 @@ Tensor.fix = _e.fix
 Tensor.round = _e.round
 Tensor.clamp = _sel.clamp
 Tensor.clip = _sel.clip
-Tensor.where = _sel.where
+Tensor.where = _sel.tensor_where
 Tensor.eq = _sel.eq
 Tensor.ne = _sel.ne
 Tensor.lt = _sel.lt
@@ -244,6 +244,7 @@ Tensor.isfinite = _sel.isfinite
 # ---- reductions ----------------------------------------------------------------------------------
 
 Tensor.sum = _r.sum
+Tensor.sum_to_size = _r.sum_to_size
 Tensor.mean = _r.mean
 Tensor.var = _r.var
 Tensor.std = _r.std

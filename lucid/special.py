@@ -1,0 +1,92 @@
+"""``lucid.special``: special functions, as ``torch.special``, all differentiable.
+
+Most are the same ops as the top-level names (``special.erf`` is ``lucid.erf``); the rest are
+compositions (``ndtr``, ``log_ndtr``, ``entr``, ``xlog1py``, ``multigammaln``, ...).
+
+Example::
+
+    import lucid
+    lucid.special.expit(lucid.tensor([0.0]))        # tensor([0.5000])
+    lucid.special.ndtr(lucid.tensor([0.0]))         # tensor([0.5000])
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ._tensor import Tensor
+from .ops.activation import log_softmax as _log_softmax
+from .ops.activation import softmax as _softmax
+from .ops.elementwise import expm1, log, log1p, mul, round, sigmoid
+from .ops.math_extra import exp2, i0, logit, sinc, xlogy
+from .ops.reduce import logsumexp
+from .ops.select import where
+from .ops.special import digamma, erf, erfc, erfinv, igamma, lgamma, polygamma
+
+__all__ = [
+    "digamma", "entr", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "gammainc",
+    "gammaincc", "gammaln", "i0", "log1p", "log_ndtr", "log_softmax", "logit", "logsumexp",
+    "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "round", "sinc", "softmax", "xlog1py",
+    "xlogy",
+]
+
+expit = sigmoid
+gammaln = lgamma
+psi = digamma
+gammainc = igamma
+
+
+def gammaincc(input: Tensor, other: Tensor) -> Tensor:
+    """The regularised upper incomplete gamma function ``Q(a, x) = 1 - P(a, x)``."""
+    return 1 - igamma(input, other)
+
+
+def ndtr(input: Tensor) -> Tensor:
+    """The standard normal CDF: ``(1 + erf(x / sqrt(2))) / 2``."""
+    return (1 + erf(input * (1 / math.sqrt(2)))) * 0.5
+
+
+def ndtri(input: Tensor) -> Tensor:
+    """The inverse of ``ndtr``: ``sqrt(2) * erfinv(2 p - 1)``."""
+    return erfinv(input * 2 - 1) * math.sqrt(2)
+
+
+def log_ndtr(input: Tensor) -> Tensor:
+    """``log(ndtr(x))``, through ``erfc`` so that the far left tail keeps its precision."""
+    return log(erfc(input * (-1 / math.sqrt(2))) * 0.5)
+
+
+def entr(input: Tensor) -> Tensor:
+    """Elementwise entropy ``-x log x`` (0 at 0, -inf below 0)."""
+    return where(input < 0, -math.inf, mul(xlogy(input, input), -1))
+
+
+def xlog1py(input: Any, other: Any) -> Tensor:
+    """``input * log1p(other)``, 0 where ``input`` is 0 (and ``other`` is not NaN)."""
+    if not isinstance(other, Tensor):
+        other = input.new_tensor(other)  # type: ignore[union-attr]
+    r = mul(input, log1p(other))
+    return where((input == 0) & ~other.isnan(), 0.0, r) if isinstance(input, Tensor) else r
+
+
+def multigammaln(input: Tensor, p: int) -> Tensor:
+    """The multivariate log-gamma function of dimension ``p``."""
+    if p < 1:
+        raise ValueError("p has to be greater than or equal to 1")
+    c = p * (p - 1) / 4 * math.log(math.pi)
+    out = lgamma(input)
+    for j in range(1, p):
+        out = out + lgamma(input - j / 2)
+    return out + c
+
+
+def softmax(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    """``softmax`` along ``dim`` (``torch.special.softmax``)."""
+    return _softmax(input, dim, dtype=dtype)
+
+
+def log_softmax(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    """``log_softmax`` along ``dim`` (``torch.special.log_softmax``)."""
+    return _log_softmax(input, dim, dtype=dtype)
+
