@@ -239,8 +239,8 @@ def test_data_parallel_is_a_pass_through(torch):
     assert net[0].weight.grad is not None
 
 
-def test_distributed_data_parallel_points_to_distributed():
-    with pytest.raises(RuntimeError, match="lucid.distributed"):
+def test_distributed_data_parallel_needs_a_process_group():
+    with pytest.raises(ValueError, match="Default process group has not been initialized"):
         nn.parallel.DistributedDataParallel(_net())
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._gpu_common import exp, logsumexp, mx
+from ._gpu_common import erf, exp, logsumexp, mx
 
 Array = Any
 
@@ -33,6 +33,24 @@ def _log_softmax(x: Array, axis: int) -> Array:
     first = mx.reshape(mx.arange(x.shape[axis]), shape) == mx.argmax(x, axis=axis,
                                                                        keepdims=True)
     return z - mx.log1p(mx.sum(mx.where(first, 0, e), axis=axis, keepdims=True))
+
+
+def gelu(x: Array, approximate: bool = False) -> Array:
+    if approximate:
+        inner = (x + 0.044715 * x * x * x) * 0.7978845608028654
+        return 0.5 * x * (1 + mx.tanh(inner))
+    return 0.5 * x * (1 + erf(x * 0.7071067811865476))
+
+
+def gelu_backward(x: Array, g: Array, approximate: bool = False) -> Array:
+    if approximate:
+        t = mx.tanh(0.7978845608028654 * (x + 0.044715 * x * x * x))
+        d = 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * 0.7978845608028654 * (
+            1 + 3 * 0.044715 * x * x)
+    else:
+        d = 0.5 * (1 + erf(x * 0.7071067811865476)) + \
+            x * exp(-0.5 * x * x) * 0.3989422804014327
+    return g * d
 
 
 def softmax_backward(y: Array, g: Array, axis: int, log: bool = False) -> Array:

@@ -4,6 +4,8 @@ kernels, the "gpu" backend with MLX."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 Array = np.ndarray
@@ -24,6 +26,28 @@ class NnReference:
         from scipy.special import erf
 
         return erf(x).astype(x.dtype, copy=False)
+
+    @staticmethod
+    def gelu(x: Array, approximate: bool = False) -> Array:
+        """``x * Phi(x)``; the tanh form ``0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))``
+        when ``approximate``."""
+        if approximate:
+            inner = (x + 0.044715 * x * x * x) * math.sqrt(2.0 / math.pi)
+            return (0.5 * x * (1 + np.tanh(inner))).astype(x.dtype, copy=False)
+        return (0.5 * x * (1 + NnReference.erf(x * (1 / math.sqrt(2.0))))).astype(
+            x.dtype, copy=False)
+
+    @staticmethod
+    def gelu_backward(x: Array, g: Array, approximate: bool = False) -> Array:
+        """``g * gelu'(x)``."""
+        if approximate:
+            k0 = math.sqrt(2.0 / math.pi)
+            t = np.tanh(k0 * (x + 0.044715 * x * x * x))
+            d = 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * k0 * (1 + 3 * 0.044715 * x * x)
+        else:
+            cdf = 0.5 * (1 + NnReference.erf(x * (1 / math.sqrt(2.0))))
+            d = cdf + x * np.exp(-0.5 * x * x) * (1 / math.sqrt(2 * math.pi))
+        return (g * d).astype(g.dtype, copy=False)
 
     @staticmethod
     def softmax(x: Array, axis: int, log: bool = False) -> Array:

@@ -12,7 +12,9 @@ from typing import Any
 import numpy as np
 
 from .._dtype import HALF_NP
+from ..kernels import activation as _act
 from ..kernels import elementwise as _ew
+from ..kernels import index as _ik
 from ..kernels import matmul as _mm
 from ..kernels import norm as _nk
 from ..kernels import reduce as _red
@@ -91,6 +93,25 @@ class CpuBackend(NumpyBackend):
     tanh_backward = staticmethod(_ew.tanh_backward)
     relu_backward = staticmethod(_ew.relu_backward)
     relu = staticmethod(_ew.relu)
+
+    # a row scatter-add (embedding backward) in one serial pass: 700 x 200 float32 rows into
+    # a 10000-row table ~0.1 ms vs np.add.at's 1-2 ms (kernels/index.py)
+    @staticmethod
+    def index_add(shape: tuple[int, ...], idx: Any, g: Array) -> Array:
+        out = _ik.index_add_rows(shape, idx, g)
+        return NumpyBackend.index_add(shape, idx, g) if out is None else out
+
+    # GELU in one pass (kernels/activation.py): exact float32 forward 16x64x512 1.6 ms vs
+    # 14-17 ms for numpy + scipy's erf
+    @staticmethod
+    def gelu(x: Array, approximate: bool = False) -> Array:
+        out = _act.gelu(x, approximate)
+        return NumpyBackend.gelu(x, approximate) if out is None else out
+
+    @staticmethod
+    def gelu_backward(x: Array, g: Array, approximate: bool = False) -> Array:
+        out = _act.gelu_backward(x, g, approximate)
+        return NumpyBackend.gelu_backward(x, g, approximate) if out is None else out
 
     # Fused nn kernels (kernels/norm.py, kernels/softmax.py) for float32/float64: one pass per
     # row or channel, e.g. batch norm training forward+backward 64x32x28x28 float32 ~1.4 ms of

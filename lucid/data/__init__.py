@@ -4,6 +4,7 @@
 from ._workers import WorkerInfo, get_worker_info
 from .dataloader import DataLoader, default_collate, default_convert
 from .dataset import ConcatDataset, Dataset, IterableDataset, Subset, TensorDataset, random_split
+from .distributed import DistributedSampler
 from .sampler import (
     BatchSampler,
     RandomSampler,
@@ -16,4 +17,4 @@ from .sampler import (
 __all__ = ["DataLoader", "default_collate", "default_convert", "Dataset", "IterableDataset",
            "TensorDataset", "Subset", "ConcatDataset", "random_split", "Sampler",
            "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "BatchSampler",
-           "WeightedRandomSampler", "get_worker_info", "WorkerInfo"]
+           "WeightedRandomSampler", "get_worker_info", "WorkerInfo", "DistributedSampler"]

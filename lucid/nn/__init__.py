@@ -14,9 +14,9 @@ from . import functional, init, parallel, utils
 from .module import Module
 from .modules import *  # noqa: F403
 from .modules import __all__ as _modules_all
-from .parallel import DataParallel
+from .parallel import DataParallel, DistributedDataParallel
 from .parameter import Buffer, Parameter
 
 __all__ = ["Module", "Parameter", "Buffer", "functional", "init", "utils", "parallel",
-           "DataParallel",
+           "DataParallel", "DistributedDataParallel",
            *(name for name in _modules_all if name != "Module")]

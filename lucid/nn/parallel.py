@@ -2,9 +2,8 @@
 
 lucid drives one device per process, so ``DataParallel`` is a documented pass-through: it
 wraps a module (its ``state_dict`` keys gain PyTorch's ``module.`` prefix) and forwards every
-call to it on that module's device, unsplit. ``DistributedDataParallel`` needs a distributed
-package (process groups, gradient all-reduce), which lucid does not have yet: building one
-raises a RuntimeError that says so.
+call to it on that module's device, unsplit. ``DistributedDataParallel`` (one process per
+replica, gradients averaged over MPI by ``lucid.distributed``) lives in ``parallel_ddp.py``.
 
 Example::
 
@@ -19,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .module import Module
+from .parallel_ddp import DistributedDataParallel
 
 __all__ = ["DataParallel", "DistributedDataParallel", "data_parallel"]
 
@@ -59,16 +59,3 @@ def data_parallel(module: Module, inputs: Any, device_ids: Sequence[Any] | None 
     if not isinstance(inputs, tuple):
         inputs = (inputs,)
     return DataParallel(module, device_ids, output_device, dim)(*inputs, **(module_kwargs or {}))
-
-
-class DistributedDataParallel(Module):
-    """PyTorch's name; constructing it raises RuntimeError: lucid has no distributed package
-    yet (no process groups or gradient all-reduce). Train in one process, or use
-    ``DataParallel`` (a single-device pass-through)."""
-
-    def __init__(self, module: Module, *args: Any, **kwargs: Any) -> None:
-        raise RuntimeError(
-            "DistributedDataParallel is not available: lucid has no distributed package "
-            "(lucid.distributed: process groups, gradient all-reduce) yet. Train in one "
-            "process, or wrap the model in lucid.nn.DataParallel, a single-device "
-            "pass-through.")

@@ -33,6 +33,8 @@ from ._util import cast
 
 __all__ = ["GraphBackend"]
 
+_SQRT_2_PI = 0.7978845608028654  # sqrt(2 / pi)
+
 
 def _axes(axis: Any, ndim: int) -> Any:
     if axis is None:
@@ -165,6 +167,23 @@ class GraphBackend:
     def relu_backward(self, x: Any, g: Any) -> Tensor:
         x = self.t(x)
         return _sel.where(_sel.gt(x.detach(), 0), self.t(g), 0.0)
+
+    def gelu(self, x: Any, approximate: bool = False) -> Tensor:
+        return _act.gelu(self.t(x), approximate="tanh" if approximate else "none")
+
+    def gelu_backward(self, x: Any, g: Any, approximate: bool = False) -> Tensor:
+        x, g = self.t(x), self.t(g)
+        if approximate:
+            x2 = _e.mul(x, x)
+            t = _e.tanh(_e.mul(_e.add(x, _e.mul(_e.mul(x2, x), 0.044715)), _SQRT_2_PI))
+            d = _e.add(_e.mul(_e.add(t, 1), 0.5), _e.mul(
+                _e.mul(_e.mul(x, 0.5), _e.sub(1, _e.mul(t, t))),
+                _e.mul(_e.add(_e.mul(x2, 3 * 0.044715), 1), _SQRT_2_PI)))
+        else:
+            cdf = _e.mul(_e.add(_sp.erf(_e.mul(x, 0.7071067811865476)), 1), 0.5)
+            pdf = _e.mul(_e.exp(_e.mul(_e.mul(x, x), -0.5)), 0.3989422804014327)
+            d = _e.add(cdf, _e.mul(x, pdf))
+        return _e.mul(g, d)
 
     def softmax(self, x: Any, axis: int, log: bool = False) -> Tensor:
         return (_act.log_softmax if log else _act.softmax)(self.t(x), axis)

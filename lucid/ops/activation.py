@@ -102,27 +102,8 @@ Hardswish = _op(
 )
 
 
-def _gelu_f(be: Any, x: Any, tanh: bool) -> Any:
-    if tanh:
-        inner = be.mul(be.add(x, be.mul(be.mul(be.mul(x, x), x), 0.044715)), _SQRT_2_PI)
-        return be.mul(be.mul(x, 0.5), be.add(be.tanh(inner), 1))
-    return be.mul(be.mul(x, 0.5), be.add(be.erf(be.mul(x, _INV_SQRT2)), 1))
-
-
-def _gelu_df(be: Any, x: Any, y: Any, g: Any, tanh: bool) -> Any:
-    if tanh:
-        x2 = be.mul(x, x)
-        t = be.tanh(be.mul(be.add(x, be.mul(be.mul(x2, x), 0.044715)), _SQRT_2_PI))
-        dinner = be.mul(be.add(be.mul(x2, 3 * 0.044715), 1), _SQRT_2_PI)
-        d = be.add(be.mul(be.add(t, 1), 0.5),
-                   be.mul(be.mul(be.mul(x, 0.5), be.sub(1, be.mul(t, t))), dinner))
-        return be.mul(g, d)
-    cdf = be.mul(be.add(be.erf(be.mul(x, _INV_SQRT2)), 1), 0.5)
-    pdf = be.mul(be.exp(be.mul(be.mul(x, x), -0.5)), _INV_SQRT_2PI)
-    return be.mul(g, be.add(cdf, be.mul(x, pdf)))
-
-
-Gelu = _op("Gelu", _gelu_f, _gelu_df)
+Gelu = _op("Gelu", lambda be, x, tanh: be.gelu(x, tanh),
+           lambda be, x, y, g, tanh: be.gelu_backward(x, g, tanh))
 
 
 def _silu_df(be: Any, x: Any, y: Any, g: Any) -> Any:

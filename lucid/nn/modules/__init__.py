@@ -38,6 +38,7 @@ from .batchnorm import (
     InstanceNorm2d,
     InstanceNorm3d,
 )
+from .batchnorm_sync import SyncBatchNorm
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose2d, ConvTranspose3d
 from .distance import CosineSimilarity, PairwiseDistance

@@ -1,0 +1,173 @@
+"""Fused activation kernels without a fast numpy path: GELU (exact and tanh), forward and
+backward, one pass over memory.
+
+Measured, float32, 16x64x512 (a small GPT's MLP activation), 2 busy cores, milliseconds:
+
+    exact gelu forward     numpy + scipy erf 14.2-16.8   numba with libm erff 11.3-16.0
+                           numba, erf by Abramowitz-Stegun 7.1.26 (below) 1.6
+
+libm's ``erff`` is a scalar call per element, so float32 uses A&S 7.1.26
+(``erf(z) = 1 - poly(t) exp(-z^2)``, ``t = 1 / (1 + p z)``, |error| <= 1.5e-7, under
+float32's resolution of the result), which vectorises; its ``exp(-x^2/2)`` is the normal
+density the backward needs too. float64 keeps ``math.erf`` (full precision for gradchecks).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import prange
+from numba.core import types as nb
+
+from ._jit import dual
+from ._threads import use_parallel
+
+__all__ = ["gelu", "gelu_backward"]
+
+_SQRT1_2 = 0.7071067811865476
+_INV_SQRT_2PI = 0.3989422804014327
+_K0 = 0.7978845608028654  # sqrt(2 / pi)
+_K1 = 0.044715
+
+
+def _sig2(T):
+    return (T[::1], T[::1])
+
+
+def _sig3(T):
+    return (T[::1], T[::1], T[::1])
+
+
+def _gelu32(x, out):
+    """out = x * Phi(x), Phi by A&S 7.1.26 (float32)
+
+    for i in prange(n):
+        z = |x| / sqrt(2); t = 1 / (1 + p z)
+        erf = 1 - poly(t) * exp(-z*z)            (sign of x)
+        out[i] = 0.5 * x * (1 + erf)
+    """
+    one, half = np.float32(1.0), np.float32(0.5)
+    for i in prange(x.shape[0]):
+        v = x[i]
+        z = abs(v) * np.float32(_SQRT1_2)
+        t = one / (one + np.float32(0.3275911) * z)
+        p = ((((np.float32(1.061405429) * t - np.float32(1.453152027)) * t
+               + np.float32(1.421413741)) * t - np.float32(0.284496736)) * t
+             + np.float32(0.254829592)) * t
+        e = one - p * math.exp(-z * z)
+        out[i] = half * v * (one + (e if v >= 0 else -e))
+
+
+def _gelu32_backward(x, g, out):
+    """out = g * (Phi(x) + x * phi(x)), Phi by A&S 7.1.26, phi = exp(-x^2/2) / sqrt(2 pi)
+
+    for i in prange(n):
+        ex = exp(-x*x/2); erf = 1 - poly(t) * ex      (sign of x)
+        out[i] = g[i] * (0.5 * (1 + erf) + x * ex / sqrt(2 pi))
+    """
+    one, half = np.float32(1.0), np.float32(0.5)
+    for i in prange(x.shape[0]):
+        v = x[i]
+        z = abs(v) * np.float32(_SQRT1_2)
+        t = one / (one + np.float32(0.3275911) * z)
+        p = ((((np.float32(1.061405429) * t - np.float32(1.453152027)) * t
+               + np.float32(1.421413741)) * t - np.float32(0.284496736)) * t
+             + np.float32(0.254829592)) * t
+        ex = math.exp(-z * z)
+        e = one - p * ex
+        cdf = half * (one + (e if v >= 0 else -e))
+        out[i] = g[i] * (cdf + v * ex * np.float32(_INV_SQRT_2PI))
+
+
+def _gelu64(x, out):
+    """out = 0.5 * x * (1 + erf(x / sqrt(2)))   (math.erf, float64)
+
+    for i in prange(n):
+        out[i] = 0.5 * x[i] * (1 + erf(x[i] / sqrt(2)))
+    """
+    for i in prange(x.shape[0]):
+        v = x[i]
+        out[i] = 0.5 * v * (1.0 + math.erf(v * _SQRT1_2))
+
+
+def _gelu64_backward(x, g, out):
+    """out = g * (0.5 * (1 + erf(x / sqrt(2))) + x * exp(-x*x/2) / sqrt(2 pi))
+
+    for i in prange(n):
+        out[i] = g[i] * (cdf(x[i]) + x[i] * pdf(x[i]))
+    """
+    for i in prange(x.shape[0]):
+        v = x[i]
+        cdf = 0.5 * (1.0 + math.erf(v * _SQRT1_2))
+        out[i] = g[i] * (cdf + v * math.exp(-0.5 * v * v) * _INV_SQRT_2PI)
+
+
+def _gelu_tanh(x, out):
+    """out = 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3)))
+
+    for i in prange(n):
+        out[i] = 0.5 * x[i] * (1 + tanh(k0 * (x[i] + k1 * x[i]^3)))
+    """
+    one, half = x.dtype.type(1.0), x.dtype.type(0.5)
+    k0, k1 = x.dtype.type(_K0), x.dtype.type(_K1)
+    for i in prange(x.shape[0]):
+        v = x[i]
+        out[i] = half * v * (one + math.tanh(k0 * (v + k1 * v * v * v)))
+
+
+def _gelu_tanh_backward(x, g, out):
+    """out = g * (0.5 (1 + t) + 0.5 x (1 - t^2) k0 (1 + 3 k1 x^2)), t = tanh(k0 (x + k1 x^3))
+
+    for i in prange(n):
+        out[i] = g[i] * d(x[i])
+    """
+    one, half = x.dtype.type(1.0), x.dtype.type(0.5)
+    k0, k1 = x.dtype.type(_K0), x.dtype.type(_K1)
+    three = x.dtype.type(3.0)
+    for i in prange(x.shape[0]):
+        v = x[i]
+        t = math.tanh(k0 * (v + k1 * v * v * v))
+        d = half * (one + t) + half * v * (one - t * t) * k0 * (one + three * k1 * v * v)
+        out[i] = g[i] * d
+
+
+def _only(t: object, spec: object) -> object:
+    """A signature spec pinned to one dtype (for the float32- and float64-only kernels)."""
+    return lambda T: spec(t)  # type: ignore[operator]
+
+
+_GELU = {np.dtype(np.float32): dual(_gelu32, signatures=[_only(nb.float32, _sig2)]),
+         np.dtype(np.float64): dual(_gelu64, signatures=[_only(nb.float64, _sig2)])}
+_GELU_B = {np.dtype(np.float32): dual(_gelu32_backward, signatures=[_only(nb.float32, _sig3)]),
+           np.dtype(np.float64): dual(_gelu64_backward, signatures=[_only(nb.float64, _sig3)])}
+_GELU_T = dual(_gelu_tanh, signatures=[_sig2])
+_GELU_TB = dual(_gelu_tanh_backward, signatures=[_sig3])
+
+
+def _ok(*xs: np.ndarray) -> bool:
+    a = xs[0]
+    return a.dtype in _GELU and all(
+        type(x) is np.ndarray and x.dtype == a.dtype and x.shape == a.shape
+        and x.flags.c_contiguous for x in xs)
+
+
+def gelu(x: np.ndarray, approximate: bool) -> np.ndarray | None:
+    """GELU of a C-contiguous float32/float64 array (tanh form when ``approximate``), or None
+    for any other input (the caller takes the reference)."""
+    if not _ok(x):
+        return None
+    out = np.empty_like(x)
+    ser, par = _GELU_T if approximate else _GELU[x.dtype]
+    (par if use_parallel(x.size, "elementwise") else ser)(x.ravel(), out.ravel())
+    return out
+
+
+def gelu_backward(x: np.ndarray, g: np.ndarray, approximate: bool) -> np.ndarray | None:
+    """``g * gelu'(x)`` for same-shape C-contiguous float32/float64 arrays, else None."""
+    if not _ok(x, g):
+        return None
+    out = np.empty_like(x)
+    ser, par = _GELU_TB if approximate else _GELU_B[x.dtype]
+    (par if use_parallel(x.size, "elementwise") else ser)(x.ravel(), g.ravel(), out.ravel())
+    return out
