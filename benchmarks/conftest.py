@@ -5,14 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-try:
-    import torch
-except ImportError:  # torch is only an optional oracle
-    torch = None
-
 
 @pytest.fixture
 def torch_or_skip():
-    if torch is None:
-        pytest.skip("torch is not installed")
+    """torch, imported only by the tests that ask for it (skips when torch is absent)."""
+    # NOTE: imported here, not at collection: torch's OpenMP pool in a lucid-only run would be
+    # shared with numba's parallel kernels and slow both (see benchmarks/README.md)
+    torch = pytest.importorskip("torch")
     return torch

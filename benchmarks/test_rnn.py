@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from bench_models import word_lm_net
 
 import lucid
 import lucid.nn as lnn
@@ -32,19 +33,7 @@ CLS_Y = rng.integers(0, 4, CLS_B)
 
 
 def _lm(nn):
-    class WordLM(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.drop = nn.Dropout(0.2)
-            self.encoder = nn.Embedding(VOCAB, EMB)
-            self.rnn = nn.LSTM(EMB, HID, 2, dropout=0.2)
-            self.decoder = nn.Linear(HID, VOCAB)
-
-        def forward(self, x, hidden):
-            out, hidden = self.rnn(self.drop(self.encoder(x)), hidden)
-            return self.decoder(self.drop(out)).reshape(-1, VOCAB), hidden
-
-    return WordLM()
+    return word_lm_net(nn, VOCAB, EMB, HID)  # shared with test_models.py
 
 
 def _classifier(nn):

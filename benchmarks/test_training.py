@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from bench_models import cnn_net, mlp_net
 
 import lucid
 import lucid.nn as lnn
@@ -21,17 +22,8 @@ X_CNN = rng.standard_normal((64, 1, 28, 28), dtype=np.float32)
 Y_CNN = rng.integers(0, 10, 64)
 
 
-def _mlp(nn):
-    return nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 256), nn.ReLU(),
-                         nn.Linear(256, 10))
-
-
-def _cnn(nn):
-    return nn.Sequential(
-        nn.Conv2d(1, 16, 3, padding=1), nn.BatchNorm2d(16), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Conv2d(16, 32, 3, padding=1), nn.BatchNorm2d(32), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Flatten(), nn.Linear(32 * 7 * 7, 10),
-    )
+_mlp = mlp_net  # one definition for every suite: bench_models.py
+_cnn = cnn_net
 
 
 def _lucid_step(kind: str, device: str):

@@ -13,6 +13,7 @@ import lucid
 import lucid.nn as nn
 import lucid.nn.functional as F
 import lucid.optim as optim
+from lucid import _first_run
 from lucid.data import DataLoader, TensorDataset
 
 
@@ -63,6 +64,25 @@ def _bar(done: int, total: int, width: int = 24) -> str:
     return "[" + "#" * n + "-" * (width - n) + "]"
 
 
+def _is_terminal(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):  # no isatty, or a closed stream
+        return False
+
+
+def _compile_ahead() -> None:
+    """On a cold kernel cache, compile the demo's kernels on every core before training."""
+    from lucid import _warmup_pool  # NOTE: loads numba and kernels: the cpu path only
+
+    if _warmup_pool.default_jobs() < 2 or _warmup_pool.start_method() != "fork":
+        return  # one core, or workers that would re-import lucid: compile on first use
+    todo = _warmup_pool.missing(_warmup_pool.DEMO_KERNELS)
+    if todo:
+        _first_run.announce(_warmup_pool.cache_path(), True)
+        _warmup_pool.warmup_parallel(kernels=todo, progress=False)
+
+
 def train(epochs: int = 12, batch_size: int = 32, lr: float = 0.01, seed: int = 0,
           device: str = "cpu", checkpoint: str | None = None, plot: str | None = None,
           quiet: bool = False, out: Any = None) -> dict[str, Any]:
@@ -74,11 +94,15 @@ def train(epochs: int = 12, batch_size: int = 32, lr: float = 0.01, seed: int = 
         result["test_accuracy"]
     """
     out = out or sys.stdout
+    live = _is_terminal(out)  # a bar redrawn per step; one line per epoch in logs and pipes
 
     def say(msg: str, end: str = "\n") -> None:
         if not quiet:
             out.write(msg + end)
             out.flush()
+
+    if device == "cpu":
+        _compile_ahead()
 
     lucid.manual_seed(seed)
     (x_train, y_train), (x_test, y_test) = lucid.datasets.load_digits(seed=seed, device=device)
@@ -106,9 +130,11 @@ def train(epochs: int = 12, batch_size: int = 32, lr: float = 0.01, seed: int = 
             seen += n
             loss_sum += loss.item() * n
             correct += int((logits.argmax(1) == yb).sum().item())
-            rate = seen / max(time.perf_counter() - t0, 1e-9)
-            say(f"\repoch {epoch:2d}/{epochs} {_bar(step, len(loader))} loss {loss_sum / seen:.4f}"
-                f"  acc {correct / seen:.3f}  {rate:7.0f} samples/s", end="")
+            if live or step == len(loader):
+                rate = seen / max(time.perf_counter() - t0, 1e-9)
+                say(("\r" if live else "") + f"epoch {epoch:2d}/{epochs} "
+                    f"{_bar(step, len(loader))} loss {loss_sum / seen:.4f}  "
+                    f"acc {correct / seen:.3f}  {rate:7.0f} samples/s", end="")
         test_loss, test_acc = evaluate(model, x_test, y_test)
         history.append({"epoch": epoch, "train_loss": loss_sum / seen,
                         "train_acc": correct / seen, "test_loss": test_loss,

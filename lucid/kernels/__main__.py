@@ -1,4 +1,5 @@
-"""``python -m lucid.kernels warmup [--dtype float32 --dtype float64] [--kernel PATTERN]``
+"""``python -m lucid.kernels warmup [--dtype float32 --dtype float64] [--kernel PATTERN]
+[--jobs N]`` (N worker processes, default every core);
 ``python -m lucid.kernels info`` | ``python -m lucid.kernels clear [--all]``."""
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ def main(argv: list[str] | None = None) -> int:
     w = sub.add_parser("warmup", help="compile kernels into the disk cache")
     w.add_argument("--dtype", action="append", choices=["float32", "float64"])
     w.add_argument("--kernel", action="append", help="name or fnmatch pattern")
+    w.add_argument("--jobs", "-j", type=int, default=None,
+                   help="worker processes sharing the cache (default: every core)")
     sub.add_parser("info", help="cache directory and thread policy")
     c = sub.add_parser("clear", help="delete cached kernels")
     c.add_argument("--all", action="store_true", help="every lucid version, not only this one")
@@ -22,9 +25,9 @@ def main(argv: list[str] | None = None) -> int:
     from . import _jit, _threads
 
     if args.cmd == "warmup":
-        from .warmup import warmup
+        from lucid._warmup_pool import warmup_parallel  # NOTE: loads numba: after parsing
 
-        warmup(dtypes=args.dtype or ["float32"], kernels=args.kernel)
+        warmup_parallel(dtypes=args.dtype or ["float32"], kernels=args.kernel, jobs=args.jobs)
     elif args.cmd == "info":
         info = {
             "cache_dir": str(_jit.cache_dir()),

@@ -41,6 +41,8 @@ import numba  # noqa: E402
 from numba.core import types as nbtypes  # noqa: E402
 from numba.core.dispatcher import Dispatcher  # noqa: E402
 
+from lucid import _first_run  # noqa: E402
+
 FASTMATH: frozenset[str] = frozenset({"nsz", "arcp", "contract", "afn", "reassoc"})
 DTYPES: tuple[str, ...] = ("float32", "float64")
 
@@ -156,6 +158,9 @@ def cache_enabled() -> bool:
             prune(cache_dir().parent, cache_dir())
     return _CACHE_OK
 
+
+# a one-time stderr notice when the first lucid kernel misses the disk cache and compiles
+_first_run.install(cache_dir, cache_enabled)
 
 # --------------------------------------------------------------------------- numba cache object
 

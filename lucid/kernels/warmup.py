@@ -16,6 +16,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from lucid import _first_run
+
 from . import _jit
 
 _NOT_KERNELS = {"warmup", "__main__"}
@@ -49,11 +51,12 @@ def warmup(
     Rows: ``{"kernel", "dtype", "seconds", "source"}`` with source "cache", "compiled",
     "memory" (already in this process) or "nojit" (NUMBA_DISABLE_JIT=1).
     """
+    _first_run.silence()  # no "compiling kernels, run warmup" notice from the warmup itself
     reg = registry()
     names = sorted(reg)
     if kernels is not None:
         pats = list(kernels)
-        names = [n for n in names if any(fnmatch.fnmatchcase(n, p) for p in pats)]
+        names = [n for n in names if n in pats or any(fnmatch.fnmatchcase(n, p) for p in pats)]
     dtypes = tuple(dtypes)
     for dt in dtypes:
         if dt not in _jit.DTYPES:

@@ -1,0 +1,188 @@
+"""lucid vs torch on whole-model training steps, each framework in its own process.
+
+    python benchmarks/compare.py [--rounds 5] [--models mlp gpt ...] [--profile]
+
+Every round runs, for each model, one fresh interpreter per framework (the order alternates
+from round to round): a few warm steps, then timed steps; the round's figure is the median
+step time. The table gives the median over rounds of each framework's time, the median of
+the per-round ratios lucid / torch (below 1.0: lucid is faster) and their geometric mean.
+``--profile`` then runs the lucid step of every model above 1.0x under cProfile and prints
+the functions with the most own time (numba kernels under their Python names; BLAS time
+behind an ``@`` counts as the own time of the function using it), each with its main callers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import importlib
+import json
+import math
+import os
+import pstats
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from bench_models import MODELS, TITLES, make_step, time_steps
+
+ROOT = Path(__file__).resolve().parents[1]
+FRAMEWORKS = ("lucid", "torch")
+# (warm, timed) steps per round: the heavy models get fewer
+STEPS = {"resnet18": (1, 2), "dcgan": (2, 4), "lstm_lm": (2, 4), "gpt": (2, 5),
+         "transformer": (2, 5)}
+DEFAULT_STEPS = (3, 8)
+
+
+# --------------------------------------------------------------------------- child processes
+
+
+def _worker(fw_name: str, model: str, warm: int, steps: int) -> None:
+    fw = importlib.import_module(fw_name)
+    ms = time_steps(make_step(fw, model), warm, steps)
+    print(json.dumps({"ms": ms}))
+
+
+def _where(func: tuple[str, int, str]) -> str:
+    path, line, name = func
+    if path == "~":
+        return name
+    try:
+        path = str(Path(path).resolve().relative_to(ROOT))
+    except ValueError:
+        parts = Path(path).parts
+        path = "/".join(parts[-2:])
+    return f"{path}:{line}({name})"
+
+
+def _profile_worker(model: str, warm: int, steps: int, top: int) -> None:
+    fw = importlib.import_module("lucid")
+    step = make_step(fw, model)
+    for _ in range(warm):
+        step().item()
+    prof = cProfile.Profile()
+    prof.enable()
+    for _ in range(steps):
+        step().item()
+    prof.disable()
+    st = pstats.Stats(prof)
+    rows = sorted(st.stats.items(), key=lambda kv: kv[1][2], reverse=True)[:top]
+    total = sum(v[2] for v in st.stats.values()) * 1e3 / steps
+    out = []
+    for func, (_cc, nc, tt, ct, callers) in rows:
+        by_caller = sorted(callers.items(), key=lambda kv: kv[1][2], reverse=True)[:3]
+        out.append({
+            "function": _where(func), "tottime_ms": tt * 1e3 / steps, "calls": nc / steps,
+            "cumtime_ms": ct * 1e3 / steps,
+            "callers": [(_where(c), v[2] * 1e3 / steps) for c, v in by_caller],
+        })
+    print(json.dumps({"total_ms": total, "rows": out}))
+
+
+THREAD_VARS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMBA_NUM_THREADS")
+_THREADS: int | None = None  # --threads: the same thread count for every pool of both
+
+
+def _child(args: list[str]) -> dict[str, Any]:
+    env = dict(os.environ)
+    if _THREADS:
+        env.update({k: str(_THREADS) for k in THREAD_VARS})
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
+    res = subprocess.run([sys.executable, str(Path(__file__).resolve()), *args], env=env,
+                         cwd=ROOT, capture_output=True, text=True)
+    if res.returncode != 0:
+        raise RuntimeError(f"{' '.join(args)} failed:\n{res.stderr[-3000:]}")
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+# --------------------------------------------------------------------------- driver
+
+
+def compare(models: list[str], rounds: int, log: Any = sys.stderr) -> dict[str, dict[str, Any]]:
+    """Per model: per-round median ms for each framework and the per-round ratios."""
+    res: dict[str, dict[str, Any]] = {m: {"lucid": [], "torch": [], "ratio": []} for m in models}
+    for r in range(rounds):
+        order = FRAMEWORKS if r % 2 == 0 else FRAMEWORKS[::-1]
+        for m in models:
+            warm, steps = STEPS.get(m, DEFAULT_STEPS)
+            got = {}
+            for fw in order:
+                got[fw] = statistics.median(
+                    _child(["--worker", fw, m, "--warm", str(warm), "--steps", str(steps)])["ms"])
+                res[m][fw].append(got[fw])
+            res[m]["ratio"].append(got["lucid"] / got["torch"])
+            print(f"round {r + 1}/{rounds} {m:12s} lucid {got['lucid']:9.2f} ms  "
+                  f"torch {got['torch']:9.2f} ms  {got['lucid'] / got['torch']:6.2f}x",
+                  file=log, flush=True)
+    return res
+
+
+def table(res: dict[str, dict[str, Any]]) -> str:
+    """The comparison as a fixed-width text table, with the geometric mean of the ratios."""
+    lines = [f"{'model':42s} {'lucid ms':>10s} {'torch ms':>10s} {'ratio':>7s}", "-" * 72]
+    ratios = []
+    for m, v in res.items():
+        ratio = statistics.median(v["ratio"])
+        ratios.append(ratio)
+        lines.append(f"{m + ' (' + TITLES[m] + ')':42.42s} {statistics.median(v['lucid']):10.2f} "
+                     f"{statistics.median(v['torch']):10.2f} {ratio:6.2f}x")
+    geo = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
+    lines += ["-" * 72, f"{'geometric mean of ratios':64s} {geo:6.2f}x"]
+    return "\n".join(lines)
+
+
+def profile_report(model: str, top: int = 5) -> str:
+    """Top ``top`` functions by own time in lucid's step of ``model`` (fresh process)."""
+    warm, steps = STEPS.get(model, DEFAULT_STEPS)
+    p = _child(["--profile-worker", model, "--warm", str(warm), "--steps", str(steps),
+                "--top", str(top)])
+    lines = [f"lucid {model}: {p['total_ms']:.1f} ms profiled per step, top {top} by tottime"]
+    for row in p["rows"]:
+        lines.append(f"  {row['tottime_ms']:8.2f} ms own  {row['cumtime_ms']:8.2f} ms cum  "
+                     f"{row['calls']:6.0f} calls/step  {row['function']}")
+        for caller, ms in row["callers"]:
+            lines.append(f"      {ms:8.2f} ms from {caller}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command-line entry point; returns the exit status."""
+    p = argparse.ArgumentParser(prog="python benchmarks/compare.py", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--models", nargs="+", choices=MODELS, default=list(MODELS))
+    p.add_argument("--profile", action="store_true",
+                   help="cProfile lucid's step of every model slower than torch")
+    p.add_argument("--top", type=int, default=5, help="rows per profile")
+    p.add_argument("--threads", type=int, default=None,
+                   help="thread count for every pool of both frameworks (default: theirs)")
+    p.add_argument("--json", metavar="PATH", help="also write the raw figures here")
+    p.add_argument("--worker", nargs=2, metavar=("FRAMEWORK", "MODEL"), help=argparse.SUPPRESS)
+    p.add_argument("--profile-worker", metavar="MODEL", help=argparse.SUPPRESS)
+    p.add_argument("--warm", type=int, default=DEFAULT_STEPS[0], help=argparse.SUPPRESS)
+    p.add_argument("--steps", type=int, default=DEFAULT_STEPS[1], help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.worker:
+        _worker(args.worker[0], args.worker[1], args.warm, args.steps)
+        return 0
+    if args.profile_worker:
+        _profile_worker(args.profile_worker, args.warm, args.steps, args.top)
+        return 0
+    global _THREADS
+    _THREADS = args.threads
+    res = compare(args.models, args.rounds)
+    print(table(res))
+    if args.json:
+        Path(args.json).write_text(json.dumps(res, indent=1))
+    if args.profile:
+        for m, v in res.items():
+            if statistics.median(v["ratio"]) > 1.0:
+                print()
+                print(profile_report(m, args.top))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
