@@ -27,8 +27,9 @@ import zlib
 from collections.abc import Mapping
 from typing import IO, Any
 
-import ml_dtypes
 import numpy as np
+
+from . import _dtype
 
 __all__ = ["CheckpointError"]
 
@@ -43,7 +44,6 @@ _STORED = {"F64": "<f8", "F32": "<f4", "F16": "<f2", "BF16": "<u2", "I64": "<i8"
            "I32": "<i4", "I16": "<i2", "I8": "i1", "U8": "u1", "BOOL": "?"}
 CODES = {"float64": "F64", "float32": "F32", "float16": "F16", "bfloat16": "BF16", "int64": "I64",
          "int32": "I32", "int16": "I16", "int8": "I8", "uint8": "U8", "bool": "BOOL"}
-_BF16 = np.dtype(ml_dtypes.bfloat16)
 _ITEMSIZE = {k: np.dtype(v).itemsize for k, v in _STORED.items()}
 _LITTLE = sys.byteorder == "little"
 
@@ -338,7 +338,7 @@ def read_arrays(src: Source, header: dict[str, Any], spans: list[tuple[int, int,
             raise CheckpointError(f"{name}: tensor {key!r} holds bytes other than 0 and 1 for "
                                   "bool values")
         if code == "BF16":  # read as little-endian uint16 bits: native order, then retyped
-            arr = arr.astype(np.uint16).view(_BF16)
+            arr = arr.astype(np.uint16).view(_dtype.bfloat16.np)
         elif not _LITTLE and arr.dtype.itemsize > 1:
             arr = arr.astype(arr.dtype.newbyteorder("="))
         out[key] = arr

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import ml_dtypes
+from typing import Any
+
 import numpy as np
 
 __all__ = [
@@ -73,6 +74,51 @@ class dtype:
         return complex128 if self._rank >= 3 else complex64
 
 
+class _Bfloat16(dtype):
+    """bfloat16, whose numpy dtype comes from ``ml_dtypes``: imported on first use of ``.np``
+    (ml_dtypes 0.7 takes ~1.1 s to import, two thirds of ``import lucid`` without it)."""
+
+    __slots__ = ()
+
+    def __init__(self) -> None:
+        self.name = "bfloat16"
+        self.itemsize = 2
+        self.is_floating_point = True
+        self.is_signed = True
+        self._cat = _FLOAT
+        self._rank = 1
+
+    @property  # type: ignore[override]
+    def np(self) -> np.dtype:
+        return np.dtype(_ml_dtypes().bfloat16)
+
+
+_ML: Any = None
+
+
+def _ml_dtypes() -> Any:
+    """The ``ml_dtypes`` module, imported once; registers bfloat16's numpy dtype."""
+    global _ML
+    if _ML is None:
+        import ml_dtypes  # NOTE: lazy: 1.1 s to import, needed only for bfloat16 and finfo
+
+        _ML = ml_dtypes
+        bf = np.dtype(ml_dtypes.bfloat16)
+        _BY_NP[bf] = bfloat16
+        HALF_NP.add(bf)
+    return _ML
+
+
+def _from_np(npd: np.dtype) -> dtype | None:
+    """The lucid dtype of a numpy dtype, or None (bfloat16 arrays made by ml_dtypes before
+    lucid loaded it register it here)."""
+    r = _BY_NP.get(npd)
+    if r is None and npd.name == "bfloat16":
+        _ml_dtypes()
+        r = _BY_NP.get(npd)
+    return r
+
+
 bool_ = dtype("bool", np.bool_, _BOOL, 0)
 uint8 = dtype("uint8", np.uint8, _INT, 1)
 int8 = dtype("int8", np.int8, _INT, 1)
@@ -81,7 +127,7 @@ int32 = dtype("int32", np.int32, _INT, 3)
 int64 = dtype("int64", np.int64, _INT, 4)
 float16 = dtype("float16", np.float16, _FLOAT, 1)
 # NOTE: numpy has no bfloat16; ml_dtypes registers one (numpy ufuncs compute it through float32)
-bfloat16 = dtype("bfloat16", ml_dtypes.bfloat16, _FLOAT, 1)
+bfloat16: dtype = _Bfloat16()
 float32 = dtype("float32", np.float32, _FLOAT, 2)
 float64 = dtype("float64", np.float64, _FLOAT, 3)
 
@@ -94,8 +140,9 @@ _REAL_OF = {"complex64": float32, "complex128": float64}
 _ALL = (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64,
         complex64, complex128)
 HALF = (float16, bfloat16)  # 2-byte floats: computed through float32, as on PyTorch's CPU
-HALF_NP = (float16.np, bfloat16.np)
-_BY_NP: dict[np.dtype, dtype] = {d.np: d for d in _ALL}
+# the numpy dtypes of HALF: a set that gains bfloat16's when ml_dtypes loads (_ml_dtypes)
+HALF_NP: set[np.dtype] = {float16.np}
+_BY_NP: dict[np.dtype, dtype] = {d.np: d for d in _ALL if d is not bfloat16}
 _BY_NAME: dict[str, dtype] = {d.name: d for d in _ALL}
 _BY_NAME.update(
     bool_=bool_, half=float16, float=float32, double=float64, long=int64, int=int32,
@@ -143,14 +190,14 @@ def to_dtype(d: object) -> dtype:
         npd = np.dtype(d)  # type: ignore[call-overload]
     except TypeError:
         raise TypeError(f"unknown dtype {d!r}") from None
-    r = _BY_NP.get(npd)
+    r = _from_np(npd)
     if r is None:
         raise TypeError(f"lucid does not support dtype {npd}")
     return r
 
 
 def from_numpy_dtype(npd: np.dtype) -> dtype:
-    r = _BY_NP.get(npd)
+    r = _from_np(npd)
     if r is None:
         raise TypeError(
             f"can't convert np.ndarray of type {npd}. The only supported types are: "
@@ -249,7 +296,7 @@ class finfo:
         if not d.is_floating_point:
             raise TypeError(f"lucid.finfo() requires a floating point input type. Use "
                             f"lucid.iinfo to handle '{d!r}'")
-        fi = ml_dtypes.finfo(d.np)
+        fi = _ml_dtypes().finfo(d.np)
         self.bits = d.itemsize * 8
         self.eps = float(fi.eps)
         self.max = float(fi.max)

@@ -24,7 +24,7 @@ from .._dtype import HALF_NP
 __all__ = ["WIDEN", "widen", "widened"]
 
 _F32 = np.dtype(np.float32)
-_HALF = frozenset(HALF_NP)
+_HALF = HALF_NP  # the live set: bfloat16 joins when ml_dtypes loads
 
 # method name -> indices of array arguments the method updates in place (written back)
 WIDEN: dict[str, tuple[int, ...]] = {

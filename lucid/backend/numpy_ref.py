@@ -19,7 +19,7 @@ from ._half import widen
 from ._nn_ref import NnReference
 
 Array = np.ndarray
-_HALF = frozenset(_dtype.HALF_NP)
+_HALF = _dtype.HALF_NP  # the live set: bfloat16 joins when ml_dtypes loads
 
 
 def _ax(axis: Any) -> Any:
@@ -41,7 +41,8 @@ class NumpyBackend(NnReference):
     # ---- dtypes and conversion ---------------------------------------------------------
     @staticmethod
     def dtype_of(x: Array) -> _dtype.dtype:
-        return _dtype._BY_NP[x.dtype]
+        r = _dtype._BY_NP.get(x.dtype)
+        return r if r is not None else _dtype.from_numpy_dtype(x.dtype)
 
     @staticmethod
     def np_dtype(d: _dtype.dtype) -> np.dtype:

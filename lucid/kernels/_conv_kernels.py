@@ -143,37 +143,59 @@ def _col2im(buf, dx, KH, KW, sh, sw, pt, pl, dh, dw, OH, OW, scratch):
                             dst[i * sw] += src[i]
 
 
-def _gemm_forward(x, w, bias, out, KH, KW, sh, sw, pt, pl, dh, dw, nt):
+def _gemm_forward(x, w, bias, out, KH, KW, sh, sw, pt, pl, dh, dw, nb, nt):
     """out[n, g] = w[g] @ im2col(x[n, g]) + bias[g]      (N images split into nt chunks)
 
     for t in prange(nt):                     # one column buffer per chunk, stays in cache
-        for n in chunk t: for g:
-            buf = im2col(x[n, g]);  out[n, g] = w[g] @ buf (BLAS);  out[n, g] += bias[g]
+        for g: for each block of nb images n0.. in chunk t:
+            buf = [im2col(x[n0, g]) | im2col(x[n0+1, g]) | ...]   (CK, nb*L)
+            res = w[g] @ buf (BLAS);  out[n, g] = res[:, block of n] + bias[g]
+    A block of images makes one GEMM of nb*L columns, so a small feature map (L = 16 at 4x4)
+    does not reread w[g] once per image; nb = 1 writes the product straight into out.
     """
     N, G = x.shape[0], x.shape[1]
     OCg, CK = w.shape[1], w.shape[2]
     OH, OW = out.shape[3], out.shape[4]
     L = OH * OW
     for t in prange(nt):
-        buf = np.empty((CK, L), x.dtype)
-        for n in range(t * N // nt, (t + 1) * N // nt):
-            for g in range(G):
-                _im2col(x[n, g], buf, KH, KW, sh, sw, pt, pl, dh, dw, OH, OW)
-                o = out[n, g].reshape(OCg, L)
-                np.dot(w[g], buf, o)
-                for oc in range(OCg):
-                    b = bias[g, oc]
-                    orow = o[oc]
-                    for p in range(L):
-                        orow[p] += b
+        n0, n1 = t * N // nt, (t + 1) * N // nt
+        flat = np.empty(CK * nb * L, x.dtype)
+        rflat = np.empty(OCg * nb * L if nb > 1 else 1, x.dtype)
+        for g in range(G):
+            for s in range(n0, n1, nb):
+                m = min(nb, n1 - s)
+                buf = flat[:CK * m * L].reshape(CK, m * L)
+                for j in range(m):
+                    _im2col(x[s + j, g], buf[:, j * L:(j + 1) * L], KH, KW, sh, sw, pt, pl,
+                            dh, dw, OH, OW)
+                if nb == 1:
+                    o = out[s, g].reshape(OCg, L)
+                    np.dot(w[g], buf, o)
+                    for oc in range(OCg):
+                        b = bias[g, oc]
+                        orow = o[oc]
+                        for p in range(L):
+                            orow[p] += b
+                    continue
+                res = rflat[:OCg * m * L].reshape(OCg, m * L)
+                np.dot(w[g], buf, res)
+                for j in range(m):
+                    o = out[s + j, g].reshape(OCg, L)
+                    for oc in range(OCg):
+                        b = bias[g, oc]
+                        orow = o[oc]
+                        src = res[oc, j * L:(j + 1) * L]
+                        for p in range(L):
+                            orow[p] = src[p] + b
 
 
-def _gemm_grad_input(gy, wt, dx, KH, KW, sh, sw, pt, pl, dh, dw, nt):
+def _gemm_grad_input(gy, wt, dx, KH, KW, sh, sw, pt, pl, dh, dw, nb, nt):
     """dx[n, g] = col2im(wt[g] @ gy[n, g])
 
     for t in prange(nt):
-        for n in chunk t: for g:
-            buf = wt[g] @ gy[n, g] (BLAS);  dx[n, g] = 0;  dx[n, g] += col2im(buf)
+        for g: for each block of nb images in chunk t:
+            gb = [gy[n0, g] | gy[n0+1, g] | ...] (OCg, nb*L);  buf = wt[g] @ gb (BLAS)
+            dx[n, g] = 0;  dx[n, g] += col2im(buf[:, block of n])
     """
     N, G = gy.shape[0], gy.shape[1]
     OCg = gy.shape[2]
@@ -182,21 +204,37 @@ def _gemm_grad_input(gy, wt, dx, KH, KW, sh, sw, pt, pl, dh, dw, nt):
     L = OH * OW
     zero = dx.dtype.type(0)
     for t in prange(nt):
-        buf = np.empty((CK, L), dx.dtype)
-        for n in range(t * N // nt, (t + 1) * N // nt):
-            for g in range(G):
-                np.dot(wt[g], gy[n, g].reshape(OCg, L), buf)
-                d = dx[n, g]
-                d[:] = zero
-                _col2im(buf, d, KH, KW, sh, sw, pt, pl, dh, dw, OH, OW, True)
+        n0, n1 = t * N // nt, (t + 1) * N // nt
+        flat = np.empty(CK * nb * L, dx.dtype)
+        gflat = np.empty(OCg * nb * L if nb > 1 else 1, dx.dtype)
+        for g in range(G):
+            for s in range(n0, n1, nb):
+                m = min(nb, n1 - s)
+                buf = flat[:CK * m * L].reshape(CK, m * L)
+                if nb == 1:
+                    np.dot(wt[g], gy[s, g].reshape(OCg, L), buf)
+                else:
+                    gb = gflat[:OCg * m * L].reshape(OCg, m * L)
+                    for j in range(m):
+                        src = gy[s + j, g].reshape(OCg, L)
+                        for oc in range(OCg):
+                            gb[oc, j * L:(j + 1) * L] = src[oc]
+                    np.dot(wt[g], gb, buf)
+                for j in range(m):
+                    d = dx[s + j, g]
+                    d[:] = zero
+                    _col2im(buf[:, j * L:(j + 1) * L], d, KH, KW, sh, sw, pt, pl, dh, dw,
+                            OH, OW, True)
 
 
-def _gemm_grad_weight(x, gy, dwp, KH, KW, sh, sw, pt, pl, dh, dw, nt):
+def _gemm_grad_weight(x, gy, dwp, KH, KW, sh, sw, pt, pl, dh, dw, nb, nt):
     """dwp[t, g] = sum over n in chunk t of gy[n, g] @ im2col(x[n, g]).T   (caller sums over t)
 
     for t in prange(nt):
         dwp[t] = 0
-        for n in chunk t: for g:  buf = im2col(x[n, g]);  dwp[t, g] += gy[n, g] @ buf.T (BLAS)
+        for g: for each block of nb images in chunk t:
+            buf = [im2col(x[n0, g]) | ...] (CK, nb*L);  gb = [gy[n0, g] | ...] (OCg, nb*L)
+            dwp[t, g] += gb @ buf.T (BLAS)
     """
     N, G = x.shape[0], x.shape[1]
     OCg, OH, OW = gy.shape[2], gy.shape[3], gy.shape[4]
@@ -204,14 +242,28 @@ def _gemm_grad_weight(x, gy, dwp, KH, KW, sh, sw, pt, pl, dh, dw, nt):
     L = OH * OW
     zero = x.dtype.type(0)
     for t in prange(nt):
-        buf = np.empty((CK, L), x.dtype)
+        n0, n1 = t * N // nt, (t + 1) * N // nt
+        flat = np.empty(CK * nb * L, x.dtype)
+        gflat = np.empty(OCg * nb * L if nb > 1 else 1, x.dtype)
         tmp = np.empty((OCg, CK), x.dtype)
         acc = dwp[t]
         acc[:] = zero
-        for n in range(t * N // nt, (t + 1) * N // nt):
-            for g in range(G):
-                _im2col(x[n, g], buf, KH, KW, sh, sw, pt, pl, dh, dw, OH, OW)
-                np.dot(gy[n, g].reshape(OCg, L), buf.T, tmp)
+        for g in range(G):
+            for s in range(n0, n1, nb):
+                m = min(nb, n1 - s)
+                buf = flat[:CK * m * L].reshape(CK, m * L)
+                for j in range(m):
+                    _im2col(x[s + j, g], buf[:, j * L:(j + 1) * L], KH, KW, sh, sw, pt, pl,
+                            dh, dw, OH, OW)
+                if nb == 1:
+                    np.dot(gy[s, g].reshape(OCg, L), buf.T, tmp)
+                else:
+                    gb = gflat[:OCg * m * L].reshape(OCg, m * L)
+                    for j in range(m):
+                        src = gy[s + j, g].reshape(OCg, L)
+                        for oc in range(OCg):
+                            gb[oc, j * L:(j + 1) * L] = src[oc]
+                    np.dot(gb, buf.T, tmp)
                 a = acc[g]
                 for oc in range(OCg):
                     for k in range(CK):
@@ -241,17 +293,17 @@ def _fold(cols, out, KH, KW, sh, sw, pt, pl, dh, dw, OH, OW):
 
 def _sig_gemm_fwd(T):
     i = nbt.int64
-    return (T[:, :, :, :, ::1], T[:, :, ::1], T[:, ::1], T[:, :, :, :, ::1]) + (i,) * 9
+    return (T[:, :, :, :, ::1], T[:, :, ::1], T[:, ::1], T[:, :, :, :, ::1]) + (i,) * 10
 
 
 def _sig_gemm_gi(T):
     i = nbt.int64
-    return (T[:, :, :, :, ::1], T[:, :, ::1], T[:, :, :, :, ::1]) + (i,) * 9
+    return (T[:, :, :, :, ::1], T[:, :, ::1], T[:, :, :, :, ::1]) + (i,) * 10
 
 
 def _sig_gemm_gw(T):
     i = nbt.int64
-    return (T[:, :, :, :, ::1], T[:, :, :, :, ::1], T[:, :, :, ::1]) + (i,) * 9
+    return (T[:, :, :, :, ::1], T[:, :, :, :, ::1], T[:, :, :, ::1]) + (i,) * 10
 
 
 def _sig_fold(T):

@@ -94,6 +94,19 @@ def _split(n_items: int, work: int, blas: bool = True) -> int:
     return min(CHUNKS_PER_THREAD * numba.get_num_threads(), n_items)
 
 
+# Images per GEMM: enough to give each product ~BLOCK_COLS columns. Per-image products on a
+# small feature map reread the whole weight for a few columns (ResNet-18's 4x4 stage: a
+# 512 x 4608 weight for 16 columns per image).
+BLOCK_COLS = 512
+
+
+def _block(n: int, nt: int, l: int) -> int:
+    """Images per block: 1 for maps of >= BLOCK_COLS positions, else up to a chunk's count."""
+    if l >= BLOCK_COLS or l == 0:
+        return 1
+    return max(1, min(-(-BLOCK_COLS // l), -(-n // nt)))
+
+
 def _run(pair: tuple, nt: int, *args: object) -> None:
     ser, par = pair
     if nt == 1:
@@ -147,7 +160,8 @@ def conv2d(
         return out.reshape(n, oc, oh, ow)
     w3 = _c(w).reshape(g, ocg, cg * kh * kw)
     nt = _split(n, _work(n, oc, oh, ow, cg, kh, kw))
-    _run(K.GEMM_FORWARD, nt, x5, w3, b2, out, kh, kw, sh, sw, pt, pl, dh, dw)
+    _run(K.GEMM_FORWARD, nt, x5, w3, b2, out, kh, kw, sh, sw, pt, pl, dh, dw,
+         _block(n, nt, oh * ow))
     return out.reshape(n, oc, oh, ow)
 
 
@@ -182,7 +196,8 @@ def conv2d_grad_input(
     g5 = _c(gy).reshape(n, g, ocg, oh, ow)
     wt = _c(w.reshape(g, ocg, cg * kh * kw).transpose(0, 2, 1))
     nt = _split(n, _work(n, oc, oh, ow, cg, kh, kw))
-    _run(K.GEMM_GRAD_INPUT, nt, g5, wt, dx, kh, kw, sh, sw, pt, pl, dh, dw)
+    _run(K.GEMM_GRAD_INPUT, nt, g5, wt, dx, kh, kw, sh, sw, pt, pl, dh, dw,
+         _block(n, nt, oh * ow))
     return dx.reshape(n, c, h, wd)
 
 
@@ -211,7 +226,8 @@ def conv2d_grad_weight(
     g5 = _c(gy).reshape(n, g, ocg, oh, ow)
     nt = _split(n, _work(n, oc, oh, ow, cg, kh, kw))
     dwp = np.empty((nt, g, ocg, cg * kh * kw), x.dtype)
-    _run(K.GEMM_GRAD_WEIGHT, nt, x5, g5, dwp, kh, kw, sh, sw, pt, pl, dh, dw)
+    _run(K.GEMM_GRAD_WEIGHT, nt, x5, g5, dwp, kh, kw, sh, sw, pt, pl, dh, dw,
+         _block(n, nt, oh * ow))
     res = dwp[0] if nt == 1 else dwp.sum(0)
     return res.reshape(tuple(weight_shape))
 

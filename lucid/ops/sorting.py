@@ -186,8 +186,9 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
                                f"size, but got boundary tensor {list(seq.shape)}and got sorter "
                                f"tensor {list(order.shape)}")
         if order.dtype != np.int64:
+            got = _dtype.torch_name(_dtype.from_numpy_dtype(order.dtype))
             raise RuntimeError("torch.searchsorted(): sorter must be a tensor of long dtype "
-                               f"but got dtype {_dtype.torch_name(_dtype._BY_NP[order.dtype])}")
+                               f"but got dtype {got}")
         if order.size and (order.min() < 0 or order.max() >= seq.shape[-1]):
             raise RuntimeError("torch.searchsorted(): sorter index out of range")
     how = "right" if right else "left"
