@@ -35,6 +35,14 @@ def _log_softmax(x: Array, axis: int) -> Array:
     return z - mx.log1p(mx.sum(mx.where(first, 0, e), axis=axis, keepdims=True))
 
 
+def leaky_relu(x: Array, slope: float) -> Array:
+    return mx.where(x > 0, x, x * slope)
+
+
+def leaky_relu_backward(x: Array, g: Array, slope: float) -> Array:
+    return mx.where(x > 0, g, g * slope)
+
+
 def gelu(x: Array, approximate: bool = False) -> Array:
     if approximate:
         inner = (x + 0.044715 * x * x * x) * 0.7978845608028654

@@ -28,6 +28,16 @@ class NnReference:
         return erf(x).astype(x.dtype, copy=False)
 
     @staticmethod
+    def leaky_relu(x: Array, slope: float) -> Array:
+        """``x`` where positive, else ``slope * x``."""
+        return np.where(x > 0, x, x * x.dtype.type(slope))
+
+    @staticmethod
+    def leaky_relu_backward(x: Array, g: Array, slope: float) -> Array:
+        """``g`` where ``x > 0``, else ``slope * g``."""
+        return np.where(x > 0, g, g * g.dtype.type(slope))
+
+    @staticmethod
     def gelu(x: Array, approximate: bool = False) -> Array:
         """``x * Phi(x)``; the tanh form ``0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))``
         when ``approximate``."""

@@ -426,6 +426,8 @@ class GpuBackend(GpuState):
     # ---- fused nn ops, optimizer updates, convolution and pooling -----------------------
     softmax = staticmethod(_gpu_nn.softmax)
     gelu = staticmethod(_gpu_nn.gelu)
+    leaky_relu = staticmethod(_gpu_nn.leaky_relu)
+    leaky_relu_backward = staticmethod(_gpu_nn.leaky_relu_backward)
     gelu_backward = staticmethod(_gpu_nn.gelu_backward)
     softmax_backward = staticmethod(_gpu_nn.softmax_backward)
     cross_entropy = staticmethod(_gpu_nn.cross_entropy)

@@ -168,6 +168,13 @@ class GraphBackend:
         x = self.t(x)
         return _sel.where(_sel.gt(x.detach(), 0), self.t(g), 0.0)
 
+    def leaky_relu(self, x: Any, slope: float) -> Tensor:
+        return _act.leaky_relu(self.t(x), slope)
+
+    def leaky_relu_backward(self, x: Any, g: Any, slope: float) -> Tensor:
+        g = self.t(g)
+        return _sel.where(_sel.gt(self.t(x).detach(), 0), g, _e.mul(g, slope))
+
     def gelu(self, x: Any, approximate: bool = False) -> Tensor:
         return _act.gelu(self.t(x), approximate="tanh" if approximate else "none")
 

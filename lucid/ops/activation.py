@@ -68,8 +68,8 @@ def _softplus_stable(be: Any, z: Any) -> Any:
 
 LeakyRelu = _op(
     "LeakyRelu",
-    lambda be, x, slope: be.where(be.gt(x, 0), x, be.mul(x, slope)),
-    lambda be, x, y, g, slope: be.where(be.gt(x, 0), g, be.mul(g, slope)),
+    lambda be, x, slope: be.leaky_relu(x, slope),
+    lambda be, x, y, g, slope: be.leaky_relu_backward(x, g, slope),
 )
 # NOTE: the masks test the "cut" side (x <= 0, |x| <= lambd, ...) so NaN takes the
 # pass-through branch, value and gradient, as torch's kernels do

@@ -67,3 +67,16 @@ def test_index_add_rows_refuses_bad_indices() -> None:
             K.index_add_rows((5, 3), np.array([1, bad]), g)
     assert K.index_add_rows((5, 3), (np.array([1, 2]),), g) is None  # tuple index: numpy path
     assert K.index_add_rows((5, 3), np.array([1, 2], np.int32), g) is None
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(0,), (7,), (3, 1, 257), (100_003,)])
+def test_leaky_relu_kernels(rng, dtype, shape) -> None:
+    x = rng.standard_normal(shape).astype(dtype)
+    if x.size > 3:
+        x.reshape(-1)[:3] = [0.0, -0.0, np.nan]
+    g = rng.standard_normal(shape).astype(dtype)
+    np.testing.assert_array_equal(A.leaky_relu(x, 0.2), np.where(x > 0, x, x * dtype(0.2)))
+    np.testing.assert_array_equal(A.leaky_relu_backward(x, g, 0.2),
+                                  np.where(x > 0, g, g * dtype(0.2)))
+    assert A.leaky_relu(x.astype(np.float16), 0.2) is None
