@@ -37,8 +37,11 @@ def _span(o_n, k, s, p, d, n_in):
 
 
 @helper
-def _im2col(x, buf, KH, KW, sh, sw, pt, pl, dh, dw, OH, OW):
-    """One image's columns: buf[(c, kh, kw), oh*OW + ow] = x[c, ih, iw] or 0 in the padding.
+def _im2col(x, buf, j, KH, KW, sh, sw, pt, pl, dh, dw, OH, OW):
+    """One image's columns: buf[(c, kh, kw), j, oh*OW + ow] = x[c, ih, iw] or 0 in the padding.
+
+    ``buf`` is (rows, images, L): image j of a block; its rows stay C-contiguous (a 2-D slice
+    of a block would type as a strided array and lose the vectorised row copies).
 
     for c, kh, kw:                          # one buf row each
         for oh, ow:  buf[r, oh*OW+ow] = x[c, oh*sh-pt+kh*dh, ow*sw-pl+kw*dw]
@@ -54,7 +57,7 @@ def _im2col(x, buf, KH, KW, sh, sw, pt, pl, dh, dw, OH, OW):
         for kh in range(KH):
             ohlo, ohhi = _span(OH, kh, sh, pt, dh, H)
             for kw in range(KW):
-                row = buf[(c * KH + kh) * KW + kw]
+                row = buf[(c * KH + kh) * KW + kw, j]
                 owlo, owhi = _span(OW, kw, sw, pl, dw, W)
                 off = kw * dw - pl
                 if flat:
@@ -94,8 +97,9 @@ def _im2col(x, buf, KH, KW, sh, sw, pt, pl, dh, dw, OH, OW):
 
 
 @helper
-def _col2im(buf, dx, KH, KW, sh, sw, pt, pl, dh, dw, OH, OW, scratch):
-    """Scatter-add one image's columns back: dx[c, ih, iw] += buf[(c, kh, kw), oh*OW + ow].
+def _col2im(buf, j, dx, KH, KW, sh, sw, pt, pl, dh, dw, OH, OW, scratch):
+    """Scatter-add one image's columns back: dx[c, ih, iw] += buf[(c, kh, kw), j, oh*OW + ow]
+    (``buf`` is (rows, images, L), as for ``_im2col``).
 
     dx must be zeroed first. for c, kh, kw: for oh, ow in range: dx[c, ih, iw] += buf[r, p]
     With ``scratch`` (buf may be overwritten) and stride 1, OW == W: padding columns of buf
@@ -110,7 +114,7 @@ def _col2im(buf, dx, KH, KW, sh, sw, pt, pl, dh, dw, OH, OW, scratch):
         for kh in range(KH):
             ohlo, ohhi = _span(OH, kh, sh, pt, dh, H)
             for kw in range(KW):
-                row = buf[(c * KH + kh) * KW + kw]
+                row = buf[(c * KH + kh) * KW + kw, j]
                 owlo, owhi = _span(OW, kw, sw, pl, dw, W)
                 off = kw * dw - pl
                 if flat:
@@ -165,9 +169,9 @@ def _gemm_forward(x, w, bias, out, KH, KW, sh, sw, pt, pl, dh, dw, nb, nt):
             for s in range(n0, n1, nb):
                 m = min(nb, n1 - s)
                 buf = flat[:CK * m * L].reshape(CK, m * L)
+                buf3 = flat[:CK * m * L].reshape(CK, m, L)
                 for j in range(m):
-                    _im2col(x[s + j, g], buf[:, j * L:(j + 1) * L], KH, KW, sh, sw, pt, pl,
-                            dh, dw, OH, OW)
+                    _im2col(x[s + j, g], buf3, j, KH, KW, sh, sw, pt, pl, dh, dw, OH, OW)
                 if nb == 1:
                     o = out[s, g].reshape(OCg, L)
                     np.dot(w[g], buf, o)
@@ -220,11 +224,11 @@ def _gemm_grad_input(gy, wt, dx, KH, KW, sh, sw, pt, pl, dh, dw, nb, nt):
                         for oc in range(OCg):
                             gb[oc, j * L:(j + 1) * L] = src[oc]
                     np.dot(wt[g], gb, buf)
+                buf3 = flat[:CK * m * L].reshape(CK, m, L)
                 for j in range(m):
                     d = dx[s + j, g]
                     d[:] = zero
-                    _col2im(buf[:, j * L:(j + 1) * L], d, KH, KW, sh, sw, pt, pl, dh, dw,
-                            OH, OW, True)
+                    _col2im(buf3, j, d, KH, KW, sh, sw, pt, pl, dh, dw, OH, OW, True)
 
 
 def _gemm_grad_weight(x, gy, dwp, KH, KW, sh, sw, pt, pl, dh, dw, nb, nt):
@@ -252,9 +256,9 @@ def _gemm_grad_weight(x, gy, dwp, KH, KW, sh, sw, pt, pl, dh, dw, nb, nt):
             for s in range(n0, n1, nb):
                 m = min(nb, n1 - s)
                 buf = flat[:CK * m * L].reshape(CK, m * L)
+                buf3 = flat[:CK * m * L].reshape(CK, m, L)
                 for j in range(m):
-                    _im2col(x[s + j, g], buf[:, j * L:(j + 1) * L], KH, KW, sh, sw, pt, pl,
-                            dh, dw, OH, OW)
+                    _im2col(x[s + j, g], buf3, j, KH, KW, sh, sw, pt, pl, dh, dw, OH, OW)
                 if nb == 1:
                     np.dot(gy[s, g].reshape(OCg, L), buf.T, tmp)
                 else:
@@ -276,7 +280,9 @@ def _unfold(x, cols, KH, KW, sh, sw, pt, pl, dh, dw, OH, OW):
     for n in prange(N):  cols[n] = im2col(x[n])      # (C*KH*KW, OH*OW) each
     """
     for n in prange(x.shape[0]):
-        _im2col(x[n], cols[n], KH, KW, sh, sw, pt, pl, dh, dw, OH, OW)
+        c = cols[n]
+        _im2col(x[n], c.reshape(c.shape[0], 1, c.shape[1]), 0, KH, KW, sh, sw, pt, pl, dh, dw,
+                OH, OW)
 
 
 def _fold(cols, out, KH, KW, sh, sw, pt, pl, dh, dw, OH, OW):
@@ -288,7 +294,9 @@ def _fold(cols, out, KH, KW, sh, sw, pt, pl, dh, dw, OH, OW):
     for n in prange(out.shape[0]):
         o = out[n]
         o[:] = zero
-        _col2im(cols[n], o, KH, KW, sh, sw, pt, pl, dh, dw, OH, OW, False)
+        c = cols[n]
+        _col2im(c.reshape(c.shape[0], 1, c.shape[1]), 0, o, KH, KW, sh, sw, pt, pl, dh, dw,
+                OH, OW, False)
 
 
 def _sig_gemm_fwd(T):

@@ -41,6 +41,6 @@ def test_blocked_gemm_kernels_match_reference(rng, monkeypatch, case, chunks,
 
 def test_block_size() -> None:
     assert C._block(32, 2, 16) == 16  # a 4x4 map: the whole chunk in one product
-    assert C._block(32, 1, 64) == 8
+    assert C._block(32, 1, 64) == 4
     assert C._block(32, 2, 1024) == 1
     assert C._block(3, 2, 4) == 2
