@@ -347,7 +347,12 @@ def _lstm_lm(fw: ModuleType, vocab: int, emb: int, hid: int, bptt: int, batch: i
     tokens = r.integers(0, vocab, (bptt + 1, batch))
     x, y = fw.tensor(tokens[:-1]), fw.tensor(tokens[1:].reshape(-1))
     opt = fw.optim.SGD(model.parameters(), lr=20.0)
-    clip, F = fw.nn.utils.clip_grad_norm_, fw.nn.functional
+    return lm_step(model, x, y, opt, fw.nn.functional, fw.nn.utils.clip_grad_norm_)
+
+
+def lm_step(model: Any, x: Any, y: Any, opt: Any, F: Any, clip: Any) -> Callable[[], Any]:
+    """The word-language-model training step (truncated BPTT: the state carries over,
+    detached; gradients clipped at 0.25), for either framework."""
     state: dict[str, Any] = {"h": None}
 
     def step() -> Any:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from bench_models import word_lm_net
+from bench_models import lm_step, word_lm_net
 
 import lucid
 import lucid.nn as lnn
@@ -58,22 +58,7 @@ def _lm_step(fw, nn, F, optim, clip, device=None):
     kw = {} if device is None else {"device": device}
     x = fw.tensor(TOKENS[:-1], **kw)
     y = fw.tensor(TOKENS[1:].reshape(-1), **kw)
-    opt = optim.SGD(model.parameters(), lr=20.0)
-    state = {"h": None}
-
-    def step():
-        h = state["h"]
-        if h is not None:
-            h = tuple(t.detach() for t in h)
-        opt.zero_grad()
-        out, state["h"] = model(x, h)
-        loss = F.cross_entropy(out, y)
-        loss.backward()
-        clip(model.parameters(), 0.25)
-        opt.step()
-        return loss
-
-    return step
+    return lm_step(model, x, y, optim.SGD(model.parameters(), lr=20.0), F, clip)
 
 
 def _cls_step(fw, nn, F, optim, pack, device=None):

@@ -12,6 +12,7 @@ from typing import Any
 
 from .._tensor import Tensor, _make
 from . import grad_mode
+from ._reach import useful as _useful
 from .function import Op
 
 _grad_on = grad_mode._state
@@ -212,14 +213,9 @@ def _run(roots: list[tuple[Any, Any]], retain_graph: bool,
                 if not early and id(p) not in capture:  # type: ignore[operator]
                     continue
                 k = id(p)
-                if ig is not None:
-                    e = leaf_grads.get(k)
-                    if e is None:  # an array this backward made for this leaf alone: adoptable
-                        leaf_grads[k] = [p, ig, ig is not g and (len(in_grads) == 1
-                                                                  or _once(ig, in_grads))]
-                    else:
-                        e[1] = e[1] + ig
-                        e[2] = True
+                if ig is not None:  # an array this backward made for this leaf alone: adoptable
+                    _leaf_add(leaf_grads, p, ig,
+                              ig is not g and (len(in_grads) == 1 or _once(ig, in_grads)))
                 c = leaf_deps[k] - 1
                 leaf_deps[k] = c
                 if c == 0 and early:
@@ -238,39 +234,6 @@ def _run(roots: list[tuple[Any, Any]], retain_graph: bool,
                     if r is not None:
                         g = r if graph else r._data
             captured[slot] = g  # type: ignore[index]
-
-
-def _useful(starts: list[Op], capture: dict[Any, int]) -> set[Op]:
-    """The nodes whose backward leads to something captured (``grad``'s ``inputs``): only
-    those run, as torch's engine runs only the part of the graph that reaches the inputs."""
-    useful: set[Op] = set()
-    done: set[Op] = set()
-    stack = list(starts)
-    while stack:
-        n = stack[-1]
-        if n in done:
-            stack.pop()
-            continue
-        pending = False
-        for p in n.parents:
-            if isinstance(p, Op) and p not in done:
-                stack.append(p)
-                pending = True
-        if pending:
-            continue
-        stack.pop()
-        done.add(n)
-        for p in n.parents:
-            if p is None:
-                continue
-            if isinstance(p, Op):
-                if p in capture or p in useful:
-                    useful.add(n)
-                    break
-            elif id(p) in capture:
-                useful.add(n)
-                break
-    return useful
 
 
 def _once(x: Any, xs: tuple) -> bool:

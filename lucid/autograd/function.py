@@ -123,8 +123,10 @@ class Op:
 
 
 def _record_versions(fn: Op, args: tuple, held: list | None, out: Any, t: Tensor) -> None:
-    """Remember the versions the backward must find unchanged: inputs and the output kept in
-    ``fn.saved`` (by identity), and every integer or bool input (indices, targets, masks)."""
+    """Remember what the backward reads: the versions it must find unchanged (inputs and the
+    output kept in ``fn.saved``, by identity, and every integer or bool input: indices,
+    targets, masks), the inputs themselves and the output's slot in ``saved`` (create_graph
+    turns saved arrays back into the Tensors they came from)."""
     be, saved = fn.be, fn.saved
     fn._ins = args
     vcs = [] if held is None else [(a._vc, a._vc[0]) for a in held
@@ -208,21 +210,10 @@ class _UserFunctionOp(Op):
 
     def backward(self, g: Any) -> Any:
         with grad_mode.no_grad():
-            grads = self.fcls.backward(self.ctx, _make(g, self.be, False, None))
-        if not isinstance(grads, tuple):
-            grads = (grads,)
-        if len(grads) != self.nargs:
-            raise RuntimeError(
-                f"function {self.fcls.__name__}Backward returned an incorrect number of "
-                f"gradients (expected {self.nargs}, got {len(grads)})"
-            )
+            grads = self._checked(self.fcls.backward(self.ctx, _make(g, self.be, False, None)))
         return tuple(None if gr is None else gr._data for gr in grads)
 
-    def graph_backward(self, g: Tensor, saved: tuple = ()) -> Any:
-        """create_graph: the user's backward runs with grad mode on over the saved tensors,
-        so it is recorded like any other computation (as in torch)."""
-        with grad_mode.enable_grad():
-            grads = self.fcls.backward(self.ctx, g)
+    def _checked(self, grads: Any) -> tuple:
         if not isinstance(grads, tuple):
             grads = (grads,)
         if len(grads) != self.nargs:
@@ -231,6 +222,12 @@ class _UserFunctionOp(Op):
                 f"gradients (expected {self.nargs}, got {len(grads)})"
             )
         return grads
+
+    def graph_backward(self, g: Tensor, saved: tuple = ()) -> Any:
+        """create_graph: the user's backward runs with grad mode on over the saved tensors,
+        so it is recorded like any other computation (as in torch)."""
+        with grad_mode.enable_grad():
+            return self._checked(self.fcls.backward(self.ctx, g))
 
     def name(self) -> str:  # type: ignore[override]
         return f"{self.fcls.__name__}Backward"

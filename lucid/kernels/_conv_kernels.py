@@ -147,6 +147,34 @@ def _col2im(buf, j, dx, KH, KW, sh, sw, pt, pl, dh, dw, OH, OW, scratch):
                             dst[i * sw] += src[i]
 
 
+@helper
+def _im2col_block(x, flat, s, m, g, CK, KH, KW, sh, sw, pt, pl, dh, dw, OH, OW):
+    """Columns of images s .. s+m-1 (group g) side by side: a (CK, m*L) view of ``flat``.
+
+    for j in range(m):  buf[:, j*L:(j+1)*L] = im2col(x[s+j, g])
+    """
+    L = OH * OW
+    buf3 = flat[:CK * m * L].reshape(CK, m, L)
+    for j in range(m):
+        _im2col(x[s + j, g], buf3, j, KH, KW, sh, sw, pt, pl, dh, dw, OH, OW)
+    return flat[:CK * m * L].reshape(CK, m * L)
+
+
+@helper
+def _gather_block(gy, gflat, s, m, g):
+    """Output gradients of images s .. s+m-1 (group g) side by side: (OCg, m*L).
+
+    for j in range(m):  gb[:, j*L:(j+1)*L] = gy[s+j, g]
+    """
+    OCg, L = gy.shape[2], gy.shape[3] * gy.shape[4]
+    gb = gflat[:OCg * m * L].reshape(OCg, m * L)
+    for j in range(m):
+        src = gy[s + j, g].reshape(OCg, L)
+        for oc in range(OCg):
+            gb[oc, j * L:(j + 1) * L] = src[oc]
+    return gb
+
+
 def _gemm_forward(x, w, bias, out, KH, KW, sh, sw, pt, pl, dh, dw, nb, nt):
     """out[n, g] = w[g] @ im2col(x[n, g]) + bias[g]      (N images split into nt chunks)
 
@@ -168,10 +196,8 @@ def _gemm_forward(x, w, bias, out, KH, KW, sh, sw, pt, pl, dh, dw, nb, nt):
         for g in range(G):
             for s in range(n0, n1, nb):
                 m = min(nb, n1 - s)
-                buf = flat[:CK * m * L].reshape(CK, m * L)
-                buf3 = flat[:CK * m * L].reshape(CK, m, L)
-                for j in range(m):
-                    _im2col(x[s + j, g], buf3, j, KH, KW, sh, sw, pt, pl, dh, dw, OH, OW)
+                buf = _im2col_block(x, flat, s, m, g, CK, KH, KW, sh, sw, pt, pl, dh, dw,
+                                    OH, OW)
                 if nb == 1:
                     o = out[s, g].reshape(OCg, L)
                     np.dot(w[g], buf, o)
@@ -218,12 +244,7 @@ def _gemm_grad_input(gy, wt, dx, KH, KW, sh, sw, pt, pl, dh, dw, nb, nt):
                 if nb == 1:
                     np.dot(wt[g], gy[s, g].reshape(OCg, L), buf)
                 else:
-                    gb = gflat[:OCg * m * L].reshape(OCg, m * L)
-                    for j in range(m):
-                        src = gy[s + j, g].reshape(OCg, L)
-                        for oc in range(OCg):
-                            gb[oc, j * L:(j + 1) * L] = src[oc]
-                    np.dot(wt[g], gb, buf)
+                    np.dot(wt[g], _gather_block(gy, gflat, s, m, g), buf)
                 buf3 = flat[:CK * m * L].reshape(CK, m, L)
                 for j in range(m):
                     d = dx[s + j, g]
@@ -255,19 +276,12 @@ def _gemm_grad_weight(x, gy, dwp, KH, KW, sh, sw, pt, pl, dh, dw, nb, nt):
         for g in range(G):
             for s in range(n0, n1, nb):
                 m = min(nb, n1 - s)
-                buf = flat[:CK * m * L].reshape(CK, m * L)
-                buf3 = flat[:CK * m * L].reshape(CK, m, L)
-                for j in range(m):
-                    _im2col(x[s + j, g], buf3, j, KH, KW, sh, sw, pt, pl, dh, dw, OH, OW)
+                buf = _im2col_block(x, flat, s, m, g, CK, KH, KW, sh, sw, pt, pl, dh, dw,
+                                    OH, OW)
                 if nb == 1:
                     np.dot(gy[s, g].reshape(OCg, L), buf.T, tmp)
                 else:
-                    gb = gflat[:OCg * m * L].reshape(OCg, m * L)
-                    for j in range(m):
-                        src = gy[s + j, g].reshape(OCg, L)
-                        for oc in range(OCg):
-                            gb[oc, j * L:(j + 1) * L] = src[oc]
-                    np.dot(gb, buf.T, tmp)
+                    np.dot(_gather_block(gy, gflat, s, m, g), buf.T, tmp)
                 a = acc[g]
                 for oc in range(OCg):
                     for k in range(CK):

@@ -42,7 +42,7 @@ from .random import *  # noqa: F403
 from .random_fill import rand_like, randint_like, randn_like
 from .reduce import *  # noqa: F403
 from .reduce_extra import *  # noqa: F403
-from .scan import cummax, cummin, diff, logcumsumexp, trapezoid
+from .scan import cummax, cummin, cumprod, cumsum, diff, logcumsumexp, trapezoid
 from .select import *  # noqa: F403
 from .shape import *  # noqa: F403
 from .sorting import (

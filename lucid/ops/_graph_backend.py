@@ -26,6 +26,7 @@ from . import index as _ix
 from . import matmul as _mm
 from . import movement as _mv
 from . import reduce as _r
+from . import scan as _scan
 from . import select as _sel
 from . import shape as _sh
 from . import special as _sp
@@ -236,10 +237,10 @@ class GraphBackend:
         return _r.var(x, _axes(axis, x.ndim), correction=correction, keepdim=keepdims)
 
     def cumsum(self, x: Any, axis: int) -> Tensor:
-        return _r.cumsum(self.t(x), axis)
+        return _scan.cumsum(self.t(x), axis)
 
     def cumprod(self, x: Any, axis: int) -> Tensor:
-        return _r.cumprod(self.t(x), axis)
+        return _scan.cumprod(self.t(x), axis)
 
     # ---- layout ---------------------------------------------------------------------------
     def reshape(self, x: Any, shape: tuple[int, ...]) -> Tensor:

@@ -190,3 +190,10 @@ def loss_reduction(reduction: str, size_average: bool | None = None,
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
     return reduction
+
+
+def reduce_loss(loss: Tensor, reduction: str) -> Tensor:
+    """An unreduced loss reduced as ``reduction`` says: "mean", "sum" or "none"."""
+    if reduction == "mean":
+        return loss.mean()  # type: ignore[attr-defined]
+    return loss.sum() if reduction == "sum" else loss  # type: ignore[attr-defined]

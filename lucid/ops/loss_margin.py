@@ -16,10 +16,9 @@ from . import index as _i
 from . import reduce as _r
 from . import select as _sel
 from . import shape as _s
-from ._util import loss_reduction
+from ._util import loss_reduction, reduce_loss
 from .activation import logsigmoid, softplus
 from .distance import pairwise_distance
-from .loss import reduce_loss
 
 __all__ = [
     "triplet_margin_loss", "triplet_margin_with_distance_loss", "margin_ranking_loss",

@@ -10,8 +10,7 @@ from . import elementwise as _e
 from . import reduce as _r
 from . import select as _sel
 from . import shape as _s
-from ._util import loss_reduction
-from .loss import reduce_loss
+from ._util import loss_reduction, reduce_loss
 
 __all__ = ["gaussian_nll_loss", "poisson_nll_loss"]
 

@@ -19,9 +19,8 @@ from .elementwise import maximum, minimum, sqrt
 from .index import sort
 
 __all__ = [
-    "all", "amax", "amin", "any", "argmax", "argmin", "cumprod", "cumsum", "logsumexp", "max",
-    "mean", "median", "min", "norm", "prod", "std", "std_mean", "sum", "sum_to_size", "var",
-    "var_mean"
+    "all", "amax", "amin", "any", "argmax", "argmin", "logsumexp", "max", "mean", "median",
+    "min", "norm", "prod", "std", "std_mean", "sum", "var", "var_mean"
 ]
 
 values_indices = namedtuple("values_indices", ["values", "indices"])
@@ -74,28 +73,6 @@ def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = N
     else:
         d = None
     return Sum.apply(input, axes, keepdim, d)
-
-
-def sum_to_size(input: Tensor, *size: Any) -> Tensor:
-    """Sum ``input`` down to ``size``, which must broadcast to ``input``'s shape (the
-    reduction of a broadcast gradient).
-
-    Example::
-
-        lucid.ones(2, 3).sum_to_size(1, 3)      # tensor([[2., 2., 2.]])
-    """
-    shape = tuple(size[0]) if len(size) == 1 and not isinstance(size[0], int) else size
-    have = tuple(input.shape)
-    lead = len(have) - len(shape)
-    bad = lead < 0
-    for s, h in zip(shape, have[lead if lead > 0 else 0:]):  # NOTE: builtins are shadowed
-        bad = bad or (s != 1 and s != h)
-    if bad:
-        raise RuntimeError(f"size {list(shape)} is not expandable to size {list(have)}")
-    axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape)
-                                      if s == 1 and have[i + lead] != 1)
-    out = sum(input, axes, True) if axes else input
-    return out.reshape(shape) if tuple(out.shape) != shape else out
 
 
 class Mean(Op):
@@ -448,67 +425,6 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
     if p == "nuc" or isinstance(p, str):
         raise NotImplementedError(f"norm with p={p!r} is not supported")
     return Norm.apply(input, float(p), norm_dims(dim, input.ndim), keepdim)
-
-
-class CumSum(Op):
-    def forward(self, x, dim):
-        self.dim = dim
-        return self.be.cumsum(x, dim)
-
-    def backward(self, g):
-        be = self.be
-        return be.flip(be.cumsum(be.flip(g, self.dim), self.dim), self.dim)
-
-
-def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
-    input = _ac.cast1("cumsum", input) if dtype is None and _ac.state.on else input
-    if dtype is not None:
-        input = cast(input, _dtype.to_dtype(dtype))
-    elif not input.dtype.is_floating_point:
-        input = cast(input, _dtype.int64)
-    if not input.ndim:
-        norm_dim(dim, 0)
-        return input.clone()  # type: ignore[attr-defined]
-    return CumSum.apply(input, norm_dim(dim, input.ndim))
-
-
-class CumProd(Op):
-    def forward(self, x, dim):
-        out = self.be.cumprod(x, dim)
-        self.saved = (x, out)
-        self.dim = dim
-        return out
-
-    def backward(self, g):
-        be = self.be
-        x, out = self.saved
-        d = self.dim
-        if not be.item(be.any(be.eq(x, 0))):
-            rc = be.flip(be.cumsum(be.flip(be.mul(g, out), d), d), d)
-            return be.div(rc, x)
-        # zeros: sum_k>=i g_k prod_{j<=k, j!=i} x_j = (prod_{j<i} x_j) * s_i, with the
-        # reversed scan s_i = g_i + x_{i+1} s_{i+1} (no division)
-        n = x.shape[d]
-
-        def at(a: Any, i: int) -> Any:
-            return be.getitem(a, (slice(None),) * d + (slice(i, i + 1),))
-
-        parts = [None] * n
-        acc = at(g, n - 1)
-        for i in range(n - 1, -1, -1):
-            if i < n - 1:
-                acc = be.add(at(g, i), be.mul(at(x, i + 1), acc))
-            parts[i] = acc if i == 0 else be.mul(at(out, i - 1), acc)
-        return be.concatenate(parts, d)
-
-
-def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
-    input = _ac.cast1("cumprod", input) if dtype is None and _ac.state.on else input
-    if dtype is not None:
-        input = cast(input, _dtype.to_dtype(dtype))
-    elif not input.dtype.is_floating_point:
-        input = cast(input, _dtype.int64)
-    return CumProd.apply(input, norm_dim(dim, input.ndim))
 
 
 def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001

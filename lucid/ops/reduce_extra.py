@@ -19,7 +19,7 @@ from .matmul import matmul
 from .reduce import sum as _sum
 
 __all__ = ["aminmax", "corrcoef", "count_nonzero", "cov", "dist", "msort", "nanmean",
-           "nanmedian", "nanquantile", "nansum", "quantile", "renorm"]
+           "nanmedian", "nanquantile", "nansum", "quantile", "renorm", "sum_to_size"]
 
 _aminmax = namedtuple("aminmax", ["min", "max"])
 _median = namedtuple("nanmedian", ["values", "indices"])
@@ -232,3 +232,25 @@ def renorm(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
 def msort(input: Tensor) -> Tensor:
     """``input`` sorted along its first dimension."""
     return sort(input, dim=0).values
+
+
+def sum_to_size(input: Tensor, *size: Any) -> Tensor:
+    """Sum ``input`` down to ``size``, which must broadcast to ``input``'s shape (the
+    reduction of a broadcast gradient).
+
+    Example::
+
+        lucid.ones(2, 3).sum_to_size(1, 3)      # tensor([[2., 2., 2.]])
+    """
+    shape = tuple(size[0]) if len(size) == 1 and not isinstance(size[0], int) else size
+    have = tuple(input.shape)
+    lead = len(have) - len(shape)
+    bad = lead < 0
+    for s, h in zip(shape, have[lead if lead > 0 else 0:]):
+        bad = bad or (s != 1 and s != h)
+    if bad:
+        raise RuntimeError(f"size {list(shape)} is not expandable to size {list(have)}")
+    axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape)
+                                      if s == 1 and have[i + lead] != 1)
+    out = _sum(input, axes, True) if axes else input
+    return out.reshape(shape) if tuple(out.shape) != shape else out

@@ -11,7 +11,8 @@ from .. import _dtype
 from .._dims import norm_dim
 from .._tensor import Tensor
 from ..autograd.function import Op
-from ._util import wrap
+from . import _autocast as _ac
+from ._util import cast, wrap
 from .elementwise import mul, sub
 from .index import Gather
 from .movement import cat
@@ -73,6 +74,67 @@ def cummin(input: Tensor, dim: int) -> cummin_return:
         # values=tensor([3., 1., 1., 0.]), indices=tensor([0, 1, 1, 3])
     """
     return _cum_extreme(input, dim, np.minimum, cummin_return)
+
+
+class CumSum(Op):
+    def forward(self, x, dim):
+        self.dim = dim
+        return self.be.cumsum(x, dim)
+
+    def backward(self, g):
+        be = self.be
+        return be.flip(be.cumsum(be.flip(g, self.dim), self.dim), self.dim)
+
+
+def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    input = _ac.cast1("cumsum", input) if dtype is None and _ac.state.on else input
+    if dtype is not None:
+        input = cast(input, _dtype.to_dtype(dtype))
+    elif not input.dtype.is_floating_point:
+        input = cast(input, _dtype.int64)
+    if not input.ndim:
+        norm_dim(dim, 0)
+        return input.clone()  # type: ignore[attr-defined]
+    return CumSum.apply(input, norm_dim(dim, input.ndim))
+
+
+class CumProd(Op):
+    def forward(self, x, dim):
+        out = self.be.cumprod(x, dim)
+        self.saved = (x, out)
+        self.dim = dim
+        return out
+
+    def backward(self, g):
+        be = self.be
+        x, out = self.saved
+        d = self.dim
+        if not be.item(be.any(be.eq(x, 0))):
+            rc = be.flip(be.cumsum(be.flip(be.mul(g, out), d), d), d)
+            return be.div(rc, x)
+        # zeros: sum_k>=i g_k prod_{j<=k, j!=i} x_j = (prod_{j<i} x_j) * s_i, with the
+        # reversed scan s_i = g_i + x_{i+1} s_{i+1} (no division)
+        n = x.shape[d]
+
+        def at(a: Any, i: int) -> Any:
+            return be.getitem(a, (slice(None),) * d + (slice(i, i + 1),))
+
+        parts = [None] * n
+        acc = at(g, n - 1)
+        for i in range(n - 1, -1, -1):
+            if i < n - 1:
+                acc = be.add(at(g, i), be.mul(at(x, i + 1), acc))
+            parts[i] = acc if i == 0 else be.mul(at(out, i - 1), acc)
+        return be.concatenate(parts, d)
+
+
+def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    input = _ac.cast1("cumprod", input) if dtype is None and _ac.state.on else input
+    if dtype is not None:
+        input = cast(input, _dtype.to_dtype(dtype))
+    elif not input.dtype.is_floating_point:
+        input = cast(input, _dtype.int64)
+    return CumProd.apply(input, norm_dim(dim, input.ndim))
 
 
 class LogCumSumExp(Op):
@@ -197,4 +259,4 @@ def trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None,
     return _sum(mul(spacing, avg), d)
 
 
-__all__ = ["cummax", "cummin", "diff", "logcumsumexp", "trapezoid"]
+__all__ = ["cummax", "cummin", "cumprod", "cumsum", "diff", "logcumsumexp", "trapezoid"]

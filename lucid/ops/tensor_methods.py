@@ -244,7 +244,6 @@ Tensor.isfinite = _sel.isfinite
 # ---- reductions ----------------------------------------------------------------------------------
 
 Tensor.sum = _r.sum
-Tensor.sum_to_size = _r.sum_to_size
 Tensor.mean = _r.mean
 Tensor.var = _r.var
 Tensor.std = _r.std
@@ -257,8 +256,8 @@ Tensor.argmin = _r.argmin
 Tensor.prod = _r.prod
 Tensor.logsumexp = _r.logsumexp
 Tensor.norm = _r.norm
-Tensor.cumsum = _r.cumsum
-Tensor.cumprod = _r.cumprod
+Tensor.cumsum = _sc.cumsum
+Tensor.cumprod = _sc.cumprod
 Tensor.all = _r.all
 Tensor.any = _r.any
 

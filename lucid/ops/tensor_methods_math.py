@@ -10,8 +10,8 @@ from . import inplace as _ip
 from . import layout_extra as _lx
 from . import linalg as _la
 from . import math_extra as _mx
-from . import reduce as _r
 from . import reduce_extra as _rx
+from . import scan as _sc
 from . import select as _sel
 from . import shape as _s
 
@@ -101,8 +101,9 @@ Tensor.log10_ = _ip._unary_inplace(_e.log10)
 Tensor.log2_ = _ip._unary_inplace(_e.log2)
 Tensor.fix_ = _ip._unary_inplace(_e.trunc)
 Tensor.negative_ = _ip._unary_inplace(_e.neg)
-Tensor.cumsum_ = _ip._unary_inplace(_r.cumsum)
-Tensor.cumprod_ = _ip._unary_inplace(_r.cumprod)
+Tensor.sum_to_size = _rx.sum_to_size
+Tensor.cumsum_ = _ip._unary_inplace(_sc.cumsum)
+Tensor.cumprod_ = _ip._unary_inplace(_sc.cumprod)
 Tensor.tril_ = _ip._unary_inplace(_la.tril)
 Tensor.triu_ = _ip._unary_inplace(_la.triu)
 Tensor.lerp_ = _ip._unary_inplace(_la.lerp)
