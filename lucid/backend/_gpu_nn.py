@@ -67,6 +67,25 @@ def softmax_backward(y: Array, g: Array, axis: int, log: bool = False) -> Array:
     return y * (g - mx.sum(g * y, axis=axis, keepdims=True))
 
 
+def attention(q: Array, k: Array, v: Array, bias: Array | None, scale: float,
+              causal: bool) -> tuple[Array, Array]:
+    s = mx.matmul(q * scale, mx.swapaxes(k, -1, -2))
+    if causal:
+        lq, n = s.shape[-2:]
+        s = mx.where(mx.tril(mx.ones((lq, n), dtype=mx.bool_)), s, -float("inf"))
+    elif bias is not None:
+        s = s + bias
+    a = softmax(s, -1)
+    return mx.matmul(a, v), a
+
+
+def attention_backward(q: Array, k: Array, v: Array, attn: Array, g: Array, scale: float
+                       ) -> tuple[Array, Array, Array]:
+    gv = mx.matmul(mx.swapaxes(attn, -1, -2), g)
+    ds = softmax_backward(attn, mx.matmul(g, mx.swapaxes(v, -1, -2)), -1)
+    return mx.matmul(ds, k) * scale, mx.matmul(mx.swapaxes(ds, -1, -2), q * scale), gv
+
+
 def _ce_parts(x: Array, target: Array, weight: Array | None, ignore_index: int
               ) -> tuple[Array, Array, Array, Array]:
     keep = target != ignore_index

@@ -31,6 +31,7 @@ WIDEN: dict[str, tuple[int, ...]] = {
     "sum": (), "mean": (), "var": (), "cumsum": (), "cumprod": (),
     "matmul": (), "outer": (), "erf": (), "sigmoid": (),
     "softmax": (), "softmax_backward": (), "cross_entropy": (), "cross_entropy_backward": (),
+    "attention": (), "attention_backward": (),
     "batch_norm_train": (3, 4), "batch_norm_backward": (), "layer_norm": (),
     "layer_norm_backward": (),
     "conv2d": (), "conv2d_grad_input": (), "conv2d_grad_weight": (), "unfold": (), "fold": (),

@@ -73,6 +73,29 @@ class NnReference:
         return y * (g - np.sum(g * y, axis=axis, keepdims=True))
 
     @staticmethod
+    def attention(q: Array, k: Array, v: Array, bias: Array | None, scale: float,
+                  causal: bool) -> tuple[Array, Array]:
+        """``(softmax(q k^T scale + bias) v, weights)`` over the last two dims; ``causal``
+        masks key j > query i (torch's ``tril`` of ones) instead of a bias."""
+        s = np.matmul(q * q.dtype.type(scale), np.swapaxes(k, -1, -2))
+        if causal:
+            lq, n = s.shape[-2:]
+            s = np.where(np.tril(np.ones((lq, n), dtype=bool)), s, s.dtype.type(-np.inf))
+        elif bias is not None:
+            s = s + bias
+        a = NnReference.softmax(s, -1).astype(q.dtype, copy=False)
+        return np.matmul(a, v), a
+
+    @staticmethod
+    def attention_backward(q: Array, k: Array, v: Array, attn: Array, g: Array, scale: float
+                           ) -> tuple[Array, Array, Array]:
+        """``(gq, gk, gv)`` of ``attention``, given its weights ``attn`` and g = d out."""
+        sc = q.dtype.type(scale)
+        gv = np.matmul(np.swapaxes(attn, -1, -2), g)
+        ds = NnReference.softmax_backward(attn, np.matmul(g, np.swapaxes(v, -1, -2)), -1)
+        return np.matmul(ds, k) * sc, np.matmul(np.swapaxes(ds, -1, -2), q * sc), gv
+
+    @staticmethod
     def _ce_parts(x: Array, target: Array, weight: Array | None, ignore_index: int
                   ) -> tuple[Array, Array, Array, Array]:
         keep = target != ignore_index

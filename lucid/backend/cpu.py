@@ -13,6 +13,7 @@ import numpy as np
 
 from .._dtype import HALF_NP
 from ..kernels import activation as _act
+from ..kernels import attention as _at
 from ..kernels import elementwise as _ew
 from ..kernels import index as _ik
 from ..kernels import matmul as _mm
@@ -124,6 +125,29 @@ class CpuBackend(NumpyBackend):
         out = _act.gelu_backward(x, g, approximate)
         return NumpyBackend.gelu_backward(x, g, approximate) if out is None else out
 
+    # Attention in one kernel per head (kernels/attention.py): nanoGPT's 16 x 4 heads of
+    # 64 x 32, float32 forward + backward X ms vs 5.5 ms composed of numpy's batched matmul
+    @staticmethod
+    def attention(q: Array, k: Array, v: Array, bias: Array | None, scale: float,
+                  causal: bool) -> tuple[Array, Array]:
+        lead = q.shape[:-2]
+        b4 = None if bias is None else _as4(np.broadcast_to(bias, lead + (q.shape[-2],
+                                                                          k.shape[-2])))
+        res = _at.attention(_as4(q), _as4(k), _as4(v), b4, scale, causal)
+        if res is None:
+            return NumpyBackend.attention(q, k, v, bias, scale, causal)
+        out, a = res
+        return out.reshape(lead + out.shape[-2:]), a.reshape(lead + a.shape[-2:])
+
+    @staticmethod
+    def attention_backward(q: Array, k: Array, v: Array, attn: Array, g: Array, scale: float
+                           ) -> tuple[Array, Array, Array]:
+        res = _at.attention_backward(_as4(q), _as4(k), _as4(v), _as4(attn), _as4(g), scale)
+        if res is None:
+            return NumpyBackend.attention_backward(q, k, v, attn, g, scale)
+        gq, gk, gv = res
+        return gq.reshape(q.shape), gk.reshape(k.shape), gv.reshape(v.shape)
+
     # Fused nn kernels (kernels/norm.py, kernels/softmax.py) for float32/float64: one pass per
     # row or channel, e.g. batch norm training forward+backward 64x32x28x28 float32 ~1.4 ms of
     # CPU serial vs torch 4.5 ms single-threaded; side-by-side ratios against numpy and torch
@@ -232,3 +256,12 @@ class CpuBackend(NumpyBackend):
     adaptive_avg_pool2d_backward = _pick(_kp.adaptive_avg_pool2d_backward,
                                          _R.adaptive_avg_pool2d_backward)
     del _cv, _kc, _kp, _pick, _R
+
+
+def _as4(x: Array) -> Array:
+    """``x`` as (batch, heads, rows, cols): missing leading dims added, extra ones merged."""
+    if x.ndim == 4:
+        return x
+    if x.ndim < 4:
+        return x.reshape((1,) * (4 - x.ndim) + x.shape)
+    return x.reshape((-1,) + x.shape[-3:])

@@ -430,6 +430,8 @@ class GpuBackend(GpuState):
     leaky_relu_backward = staticmethod(_gpu_nn.leaky_relu_backward)
     gelu_backward = staticmethod(_gpu_nn.gelu_backward)
     softmax_backward = staticmethod(_gpu_nn.softmax_backward)
+    attention = staticmethod(_gpu_nn.attention)
+    attention_backward = staticmethod(_gpu_nn.attention_backward)
     cross_entropy = staticmethod(_gpu_nn.cross_entropy)
     cross_entropy_backward = staticmethod(_gpu_nn.cross_entropy_backward)
     batch_norm_train = staticmethod(_gpu_nn.batch_norm_train)

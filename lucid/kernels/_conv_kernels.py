@@ -3,7 +3,7 @@
 Shapes (all C-contiguous, float32 or float64; G groups, Cg = C/G, OCg = OC/G, L = OH*OW):
 
     x    (N, G, Cg, H, W)        input            w    (G, OCg, Cg*KH*KW)   weight, GEMM form
-    out  (N, G, OCg, OH, OW)     output           wt   (G, Cg*KH*KW, OCg)   weight transposed
+    out  (N, G, OCg, OH, OW)     output
     buf  (Cg*KH*KW, L)           one image's columns
 
 A column row r = (c*KH + kh)*KW + kw holds x[c, oh*sh - pt + kh*dh, ow*sw - pl + kw*dw] at
@@ -219,18 +219,19 @@ def _gemm_forward(x, w, bias, out, KH, KW, sh, sw, pt, pl, dh, dw, nb, nt):
                             orow[p] = src[p] + b
 
 
-def _gemm_grad_input(gy, wt, dx, KH, KW, sh, sw, pt, pl, dh, dw, nb, nt):
-    """dx[n, g] = col2im(wt[g] @ gy[n, g])
+def _gemm_grad_input(gy, w, dx, KH, KW, sh, sw, pt, pl, dh, dw, nb, nt):
+    """dx[n, g] = col2im(w[g].T @ gy[n, g])
 
     for t in prange(nt):
         for g: for each block of nb images in chunk t:
-            gb = [gy[n0, g] | gy[n0+1, g] | ...] (OCg, nb*L);  buf = wt[g] @ gb (BLAS)
+            gb = [gy[n0, g] | gy[n0+1, g] | ...] (OCg, nb*L);  buf = w[g].T @ gb (BLAS)
             dx[n, g] = 0;  dx[n, g] += col2im(buf[:, block of n])
+    (``w[g].T`` is a transposed view: BLAS reads it in place, no copy of the weight)
     """
     N, G = gy.shape[0], gy.shape[1]
     OCg = gy.shape[2]
     OH, OW = gy.shape[3], gy.shape[4]
-    CK = wt.shape[1]
+    CK = w.shape[2]
     L = OH * OW
     zero = dx.dtype.type(0)
     for t in prange(nt):
@@ -241,10 +242,11 @@ def _gemm_grad_input(gy, wt, dx, KH, KW, sh, sw, pt, pl, dh, dw, nb, nt):
             for s in range(n0, n1, nb):
                 m = min(nb, n1 - s)
                 buf = flat[:CK * m * L].reshape(CK, m * L)
+                wgt = w[g].T
                 if nb == 1:
-                    np.dot(wt[g], gy[s, g].reshape(OCg, L), buf)
+                    np.dot(wgt, gy[s, g].reshape(OCg, L), buf)
                 else:
-                    np.dot(wt[g], _gather_block(gy, gflat, s, m, g), buf)
+                    np.dot(wgt, _gather_block(gy, gflat, s, m, g), buf)
                 buf3 = flat[:CK * m * L].reshape(CK, m, L)
                 for j in range(m):
                     d = dx[s + j, g]

@@ -1,85 +1,22 @@
 """njit kernels over rows: softmax / log-softmax forward and backward, fused cross-entropy.
 
 Every kernel takes C-contiguous ``(rows, n)`` arrays and runs one task per row (``prange``).
-``fast_exp`` is the one exp used here: float32 goes through a polynomial that LLVM
-vectorises (numba's ``np.exp`` is a scalar ``expf`` call without SVML: 256k float32 exps took
-580 us as a loop, 101 us this way, numpy 107 us, torch 70 us); float64 keeps ``np.exp``.
+``fast_exp`` (``_vmath``) is the one exp used here: a polynomial LLVM vectorises for
+float32, ``np.exp`` for float64.
 Row sums accumulate CH-element chunks in the input dtype and combine them in float64.
 """
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 from numba import prange
 from numba.core import types as nbt
-from numba.extending import intrinsic, overload
 
-from ._jit import FASTMATH, dual, helper
+from ._jit import dual, helper
+from ._vmath import fast_exp
 
 CH = 4096  # row elements summed in the input dtype before a float64 combine
 
-_F32 = np.float32
-_LOG2E = _F32(1.44269504088896341)
-_LN2_HI = _F32(0.693359375)
-_LN2_LO = _F32(-2.12194440e-4)
-_LO = _F32(-87.0)  # below: exp underflows float32's normal range; returns 0
-_HI = _F32(88.5)  # above: returns inf
-
-
-def _bits_py(i):
-    return np.array(i, np.int32).view(np.float32)[()]
-
-
-if numba.config.DISABLE_JIT:
-    _bits_f32 = _bits_py
-else:
-
-    @intrinsic
-    def _bits_f32(typingctx, i):
-        """Reinterpret int32 bits as float32 (a no-op bitcast LLVM can vectorise)."""
-        from llvmlite import ir  # NOTE: numba's code generator, needed only when compiling
-
-        def codegen(context, builder, signature, args):
-            return builder.bitcast(args[0], ir.FloatType())
-
-        return nbt.float32(nbt.int32), codegen
-
-
-def _exp32(x):
-    """Cephes-style expf: exp(x) = 2**k * p(r), |r| <= ln2/2; max rel. error ~1.2e-7.
-
-    Exact 0 below -87 (no denormals), inf above 88.5, NaN kept.
-    """
-    xc = min(max(x, _LO), _HI)
-    k = np.floor(xc * _LOG2E + _F32(0.5))
-    r = xc - k * _LN2_HI - k * _LN2_LO
-    p = _F32(1.9875691500e-4) * r + _F32(1.3981999507e-3)
-    p = p * r + _F32(8.3334519073e-3)
-    p = p * r + _F32(4.1665795894e-2)
-    p = p * r + _F32(1.6666665459e-1)
-    p = p * r + _F32(5.0000001201e-1)
-    y = p * (r * r) + r + _F32(1.0)
-    y = y * _bits_f32((np.int32(k) + np.int32(127)) << np.int32(23))
-    y = y if x > _LO else _F32(0.0)
-    y = y if x < _HI else _F32(np.inf)
-    return y if x == x else x
-
-
-def fast_exp(x):
-    """exp(x): the vectorisable polynomial for float32, ``np.exp`` for float64."""
-    if isinstance(x, np.float32):
-        return _exp32(x)
-    return np.exp(x)
-
-
-# NOTE: an overload picks the float32 or float64 body at compile time, so the inner loops carry
-# no dtype branch; under NUMBA_DISABLE_JIT the Python ``fast_exp`` above runs the same math.
-@overload(fast_exp, jit_options={"fastmath": set(FASTMATH), "error_model": "numpy"})
-def _fast_exp_ol(x):
-    if isinstance(x, nbt.Float) and x.bitwidth == 32:
-        return _exp32
-    return lambda x: np.exp(x)
 
 
 @helper

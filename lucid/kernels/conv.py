@@ -195,9 +195,9 @@ def conv2d_grad_input(
     if gy.size == 0:
         return np.zeros((n, c, h, wd), gy.dtype)
     g5 = _c(gy).reshape(n, g, ocg, oh, ow)
-    wt = _c(w.reshape(g, ocg, cg * kh * kw).transpose(0, 2, 1))
+    w3 = _c(w).reshape(g, ocg, cg * kh * kw)
     nt = _split(n, _work(n, oc, oh, ow, cg, kh, kw))
-    _run(K.GEMM_GRAD_INPUT, nt, g5, wt, dx, kh, kw, sh, sw, pt, pl, dh, dw,
+    _run(K.GEMM_GRAD_INPUT, nt, g5, w3, dx, kh, kw, sh, sw, pt, pl, dh, dw,
          _block(n, nt, oh * ow))
     return dx.reshape(n, c, h, wd)
 

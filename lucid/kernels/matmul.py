@@ -42,7 +42,7 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         n = b.shape[-1]
         if b.shape[-2] != k or 0 in batch:
             return np.matmul(a, b)  # numpy raises its own shape error / empty batch
-        a_full = np.broadcast_to(a, (*batch, m, k))
+        a_full = a if a.shape[:-2] == batch else np.broadcast_to(a, (*batch, m, k))
         w = b[(0,) * (b.ndim - 2)]
         rows = a_full.reshape(-1, k)  # a view when a is contiguous, else one copy
         return (rows @ w).reshape(*batch, m, n)

@@ -10,9 +10,8 @@ Layouts (C-contiguous, n rows, H hidden units; gate blocks in torch's order):
 
 Without SVML numba calls a scalar ``expf``/``exp``/``tanh`` per element, which lost to numpy's
 SIMD ufuncs (LSTM forward step 666 us against numpy's 371, float32); sigmoid and tanh
-therefore go through polynomials LLVM vectorises: ``fast_exp`` and Cephes tanhf for float32,
-Cephes exp and tanh (a bitcast builds 2**k) for float64 (~1 ulp; float64 parity with torch
-holds to 1e-11). Each kernel runs short passes over a row, each touching few arrays: one
+therefore go through ``_vmath``'s polynomials, which LLVM vectorises (~1 ulp; float64 parity
+with torch holds to 1e-11). Each kernel runs short passes over a row, each touching few arrays: one
 loop over all of them needs more runtime alias checks than LLVM allows and stays scalar.
 Measured on 2 busy cores, one step of the word-language-model benchmark (n=20, H=200), us,
 kernel vs the numpy reference (``_rnn_ref``), float32 / float64:
@@ -24,120 +23,12 @@ kernel vs the numpy reference (``_rnn_ref``), float32 / float64:
 
 from __future__ import annotations
 
-import numba
-import numpy as np
 from numba.core import types as nbt
-from numba.extending import intrinsic, overload
 
-from ._jit import FASTMATH, helper, kernel
-from ._softmax_kernels import fast_exp
+from ._jit import kernel
+from ._vmath import sigm, tanh
 
 __all__ = ["lstm_fwd", "lstm_bwd", "gru_fwd", "gru_bwd", "rnn_fwd", "rnn_bwd"]
-
-_F32 = np.float32
-_ONE = _F32(1.0)
-_TWO = _F32(2.0)
-
-
-def _sig32(x):
-    return _ONE / (_ONE + fast_exp(-x))
-
-
-def _tanh32(x):
-    """Cephes tanhf: an odd polynomial below |x| = 0.625, 1 - 2 / (exp(2x) + 1) above."""
-    z = x * x
-    p = _F32(-5.70498872745e-3) * z + _F32(2.06390887954e-2)
-    p = p * z + _F32(-5.37397155531e-2)
-    p = p * z + _F32(1.33314422036e-1)
-    p = p * z + _F32(-3.33332819422e-1)
-    small = p * z * x + x
-    big = _ONE - _TWO / (fast_exp(_TWO * x) + _ONE)
-    return small if abs(x) < _F32(0.625) else big
-
-
-def _bits_py(i):
-    return np.array(i, np.int64).view(np.float64)[()]
-
-
-if numba.config.DISABLE_JIT:
-    _bits_f64 = _bits_py
-else:
-
-    @intrinsic
-    def _bits_f64(typingctx, i):
-        """Reinterpret int64 bits as float64 (a bitcast LLVM can vectorise)."""
-        from llvmlite import ir  # NOTE: numba's code generator, needed only when compiling
-
-        def codegen(context, builder, signature, args):
-            return builder.bitcast(args[0], ir.DoubleType())
-
-        return nbt.float64(nbt.int64), codegen
-
-
-@helper
-def _exp64(x):
-    """Cephes exp: 2**k * (1 + 2 r P(r^2) / (Q(r^2) - r P(r^2))), |r| <= ln2/2 (~1 ulp).
-
-    0 below -708, inf above 708 (the sigmoid and tanh built on it saturate long before)."""
-    xc = min(max(x, -708.0), 708.0)
-    k = np.floor(xc * 1.4426950408889634 + 0.5)
-    r = xc - k * 6.93145751953125e-1 - k * 1.42860682030941723212e-6
-    rr = r * r
-    px = r * ((1.26177193074810590878e-4 * rr + 3.02994407707441961300e-2) * rr
-              + 9.99999999999999999910e-1)
-    qx = ((3.00198505138664455042e-6 * rr + 2.52448340349684104192e-3) * rr
-          + 2.27265548208155028766e-1) * rr + 2.0
-    y = (1.0 + 2.0 * px / (qx - px)) * _bits_f64((np.int64(k) + np.int64(1023)) << np.int64(52))
-    y = y if x > -708.0 else 0.0
-    y = y if x < 708.0 else np.inf
-    return y if x == x else x
-
-
-def _sig64(x):
-    return 1.0 / (1.0 + _exp64(-x))
-
-
-def _tanh64(x):
-    """Cephes tanh: x + x z P(z) / Q(z) (z = x^2) below |x| = 0.625, 1 - 2 / (exp(2x) + 1)
-    above."""
-    z = x * x
-    p = (-9.64399179425052238628e-1 * z - 9.92877231001918586564e1) * z \
-        - 1.61468768441708447952e3
-    q = ((z + 1.12811678491632931402e2) * z + 2.23548839060100448583e3) * z \
-        + 4.84406305325125486048e3
-    small = x + x * z * p / q
-    big = 1.0 - 2.0 / (_exp64(2.0 * x) + 1.0)
-    return small if abs(x) < 0.625 else big
-
-
-def sigm(x):
-    """Logistic sigmoid of one scalar (both bodies vectorise)."""
-    if isinstance(x, np.float32):
-        return _sig32(x)
-    return _sig64(x)
-
-
-def tanh(x):
-    """tanh of one scalar (both bodies vectorise)."""
-    if isinstance(x, np.float32):
-        return _tanh32(x)
-    return _tanh64(x)
-
-
-# NOTE: overloads pick the float32 or float64 body at compile time (no dtype branch in the
-# loops); under NUMBA_DISABLE_JIT the Python functions above run the same math.
-@overload(sigm, jit_options={"fastmath": set(FASTMATH), "error_model": "numpy"})
-def _sigm_ol(x):
-    if isinstance(x, nbt.Float) and x.bitwidth == 32:
-        return _sig32
-    return _sig64
-
-
-@overload(tanh, jit_options={"fastmath": set(FASTMATH), "error_model": "numpy"})
-def _tanh_ol(x):
-    if isinstance(x, nbt.Float) and x.bitwidth == 32:
-        return _tanh32
-    return _tanh64
 
 
 def _lstm_fwd(gx, gh, b, c_prev, acts, c, h):

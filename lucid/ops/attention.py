@@ -1,11 +1,11 @@
 """``scaled_dot_product_attention`` (causal and boolean/float masks, dropout, GQA head
 repeat).
 
-Without dropout it is one op, ``Attention``: the scale is folded into the query (L x D
-instead of L x S), the mask is added to the scores in place as a cached additive bias, the
-softmax is the backend's fused row kernel, and the backward reads the attention weights it
-saved (``softmax_backward``, then the two products), so no mask, scaled score or masked copy
-is materialised per call. With dropout it is composed from the same ops.
+Without dropout it is one op, ``Attention``, over the backend's fused ``attention`` and
+``attention_backward`` (on "cpu" one numba kernel per head, kernels/attention.py): the scale
+is folded into the query, a causal mask is applied inside the row softmax, and the backward
+reads the attention weights the forward saved, so no mask, scaled score or masked copy is
+materialised per call. With dropout it is composed from the ops.
 """
 
 from __future__ import annotations
@@ -39,36 +39,29 @@ def _causal_bias(lq: int, s: int, dt: str) -> np.ndarray:
 
 
 class Attention(Op):
-    """``softmax(q k^T scale + bias) v`` in one node; saves q, k, v and the weights."""
+    """``softmax(q k^T scale + bias) v`` in one node (the backend's fused ``attention``);
+    saves q, k, v and the weights. ``causal`` masks the upper triangle instead of a bias."""
 
-    def forward(self, q, k, v, bias, scale):
-        be = self.be
-        self.scale = scale
-        qs = be.mul(q, scale)
-        scores = be.matmul(qs, be.swapaxes(k, -1, -2))
-        if bias is not None:
-            scores = be.add(scores, bias)
-        attn = be.softmax(scores, -1)
+    def forward(self, q, k, v, bias, scale, causal):
+        self.scale, self.causal = scale, causal
+        out, attn = self.be.attention(q, k, v, bias, scale, causal)
         self.saved = (q, k, v, attn)
-        self.bias = bias
-        return be.matmul(attn, v)
+        return out
 
     def backward(self, g):
-        be, p = self.be, self.parents
         q, k, v, attn = self.saved
-        gv = be.matmul(be.swapaxes(attn, -1, -2), g) if p[2] is not None else None
-        gq = gk = None
-        if p[0] is not None or p[1] is not None:
-            ds = be.softmax_backward(attn, be.matmul(g, be.swapaxes(v, -1, -2)), -1)
-            if p[0] is not None:
-                gq = be.mul(be.matmul(ds, k), self.scale)
-            if p[1] is not None:
-                gk = be.matmul(be.swapaxes(ds, -1, -2), be.mul(q, self.scale))
-        return gq, gk, gv, None
+        gq, gk, gv = self.be.attention_backward(q, k, v, attn, g, self.scale)
+        p = self.parents
+        return (gq if p[0] is not None else None, gk if p[1] is not None else None,
+                gv if p[2] is not None else None, None)
 
     def composite(self, ins):
         q, k, v, bias = ins[:4]
         scores = _mm.matmul(_e.mul(q, self.scale), _s.transpose(k, -2, -1))
+        if self.causal:
+            lq, s = q.shape[-2], k.shape[-2]
+            bias = _make(q._be.from_numpy(_causal_bias(lq, s, q.dtype.np.name)), q._be, False,
+                         None)
         if bias is not None:
             scores = _e.add(scores, bias)
         return _mm.matmul(softmax(scores, -1), v)
@@ -117,13 +110,10 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
     be = query._be
     if dropout_p == 0.0 and _fused_ok(query, key, value):
         bias = None
-        if is_causal:
-            bias = _make(be.from_numpy(_causal_bias(lq, s, query.dtype.np.name)), be, False,
-                         None)
-        elif attn_mask is not None:
+        if attn_mask is not None:
             bias = attn_mask if attn_mask.dtype is not _dtype.bool_ else _sel.where(
                 attn_mask, 0.0, -math.inf).to(query.dtype)
-        return Attention.apply(query, key, value, bias, sc)
+        return Attention.apply(query, key, value, bias, sc, bool(is_causal))
     scores = _e.mul(_mm.matmul(query, _s.transpose(key, -2, -1)), sc)
     if is_causal:
         attn_mask = _make(be.from_numpy(np.tril(np.ones((lq, s), dtype=bool))), be, False, None)

@@ -371,22 +371,28 @@ def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
     return LogSumExp.apply(input, norm_dims(dim, input.ndim), keepdim)
 
 
+def pnorm(be: Any, x: Any, p: float, axes: Any = None, keepdim: bool = False) -> Any:
+    """The vector p-norm of a backend array over ``axes`` (every axis when None)."""
+    if p == 2:
+        if axes is None and not keepdim:  # one BLAS dot product on "cpu"
+            r = be.reshape(x, (-1,))
+            return be.sqrt(be.matmul(r, r))
+        return be.sqrt(be.sum(be.mul(x, x), axes, keepdim))
+    ax = be.abs(x)
+    if p == math.inf:
+        return be.max(ax, axes, keepdim)
+    if p == -math.inf:
+        return be.min(ax, axes, keepdim)
+    if p == 1:
+        return be.sum(ax, axes, keepdim)
+    if p == 0:
+        return be.sum(be.astype(be.ne(x, 0), be.dtype_of(x)), axes, keepdim)
+    return be.pow(be.sum(be.pow(ax, p), axes, keepdim), 1.0 / p)
+
+
 class Norm(Op):
     def forward(self, x, p, axes, keepdim):
-        be = self.be
-        ax = be.abs(x)
-        if p == math.inf:
-            out = be.max(ax, axes, keepdim)
-        elif p == -math.inf:
-            out = be.min(ax, axes, keepdim)
-        elif p == 1:
-            out = be.sum(ax, axes, keepdim)
-        elif p == 2:
-            out = be.sqrt(be.sum(be.mul(x, x), axes, keepdim))
-        elif p == 0:
-            out = be.sum(be.astype(be.ne(x, 0), be.dtype_of(x)), axes, keepdim)
-        else:
-            out = be.pow(be.sum(be.pow(ax, p), axes, keepdim), 1.0 / p)
+        out = pnorm(self.be, x, p, axes, keepdim)
         self.saved = (x, out)
         self.p, self.axes, self.keepdim = p, axes, keepdim
         return out
@@ -425,6 +431,18 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
     if p == "nuc" or isinstance(p, str):
         raise NotImplementedError(f"norm with p={p!r} is not supported")
     return Norm.apply(input, float(p), norm_dims(dim, input.ndim), keepdim)
+
+
+def norms(tensors: list[Tensor], p: float = 2.0) -> Tensor | None:
+    """The p-norm of each tensor as one 1-D tensor, outside autograd (torch's
+    ``_foreach_norm``, stacked); None unless all share one backend and one float dtype."""
+    be, d = tensors[0]._be, tensors[0].dtype
+    if not d.is_floating_point:
+        return None
+    for t in tensors:  # (this module's ``any`` is the tensor reduction)
+        if t._be is not be or t.dtype is not d:
+            return None
+    return wrap(be.stack([pnorm(be, t._data, float(p)) for t in tensors], 0), be)
 
 
 def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001

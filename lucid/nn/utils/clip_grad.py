@@ -12,7 +12,7 @@ from ..._tensor import Tensor
 from ...autograd import no_grad
 from ...ops.creation import tensor
 from ...ops.movement import stack
-from ...ops.reduce import norm
+from ...ops.reduce import norm, norms
 
 __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "clip_grads_with_norm_",
            "get_total_norm"]
@@ -39,12 +39,15 @@ def get_total_norm(tensors: TensorOrTensors, norm_type: float = 2.0,
     if len(tensors) == 0:
         return tensor(0.0)
     with no_grad():
-        first = tensors[0]
-        norms = [norm(t, norm_type).to(first.device) for t in tensors]
-        d = norms[0].dtype
-        for n in norms[1:]:
-            d = _dtype.promote_types(d, n.dtype)
-        total = norm(stack([n.to(d) for n in norms]), norm_type)
+        per = norms(tensors, norm_type)  # one 1-D tensor when all share device and dtype
+        if per is None:
+            first = tensors[0]
+            each = [norm(t, norm_type).to(first.device) for t in tensors]
+            d = each[0].dtype
+            for n in each[1:]:
+                d = _dtype.promote_types(d, n.dtype)
+            per = stack([n.to(d) for n in each])
+        total = norm(per, norm_type)
     if error_if_nonfinite and not math.isfinite(total.item()):
         raise RuntimeError(
             f"The total norm of order {norm_type} for gradients from `parameters` is "
@@ -68,8 +71,10 @@ def clip_grads_with_norm_(parameters: TensorOrTensors, max_norm: float, total_no
     with no_grad():
         # as torch: max_norm / t is computed as reciprocal(t) * max_norm
         coef = ((total_norm + 1e-6).reciprocal() * float(max_norm)).clamp(max=1.0)
+        same = all(g.device == coef.device and g.dtype is coef.dtype for g in grads)
+        c = coef.item() if same else coef  # the same float32/64 value, without a .to() each
         for g in grads:
-            g.mul_(coef.to(g.device))
+            g.mul_(c if same else coef.to(g.device))
 
 
 def clip_grad_norm_(parameters: TensorOrTensors, max_norm: float, norm_type: float = 2.0,

@@ -1,0 +1,100 @@
+"""The fused attention kernels against the numpy reference, serial and parallel builds."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from lucid.backend._nn_ref import NnReference as R
+from lucid.kernels import attention as A
+
+
+def _qkv(rng, b, h, lq, s, d, dv, dtype, strided):
+    if strided:  # q, k, v as head views of one fused projection, as in nanoGPT
+        x = rng.standard_normal((b, max(lq, s), 3, h, max(d, dv))).astype(dtype)
+        q = x[:, :lq, 0, :, :d].transpose(0, 2, 1, 3)
+        k = x[:, :s, 1, :, :d].transpose(0, 2, 1, 3)
+        v = x[:, :s, 2, :, :dv].transpose(0, 2, 1, 3)
+        assert not q.flags.c_contiguous
+        return q, k, v
+    return (rng.standard_normal((b, h, lq, d)).astype(dtype),
+            rng.standard_normal((b, h, s, d)).astype(dtype),
+            rng.standard_normal((b, h, s, dv)).astype(dtype))
+
+
+@pytest.fixture(params=[1, 2])
+def chunks(request, monkeypatch) -> int:
+    """Force the serial build (1 chunk) or the parallel one (2 chunks of heads)."""
+    n = request.param
+    monkeypatch.setattr(A, "_split", lambda bh, work: min(n, bh))
+    return n
+
+
+CASES = [  # b, h, lq, s, d, dv, mask, strided
+    (2, 3, 7, 9, 4, 5, None, False),
+    (2, 3, 7, 9, 4, 5, "causal", True),
+    (1, 2, 9, 7, 4, 4, "causal", False),
+    (3, 2, 5, 6, 8, 3, "bias", True),
+    (2, 2, 4, 4, 2, 2, "bias_rows", False),
+    (4, 4, 64, 64, 32, 32, "causal", True),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("case", CASES)
+def test_attention_kernels_match_reference(rng, chunks, dtype, case) -> None:
+    b, h, lq, s, d, dv, mask, strided = case
+    q, k, v = _qkv(rng, b, h, lq, s, d, dv, dtype, strided)
+    bias = None
+    if mask == "bias":
+        bias = rng.standard_normal((b, 1, lq, s)).astype(dtype)
+    elif mask == "bias_rows":  # -inf entries, and one row masked everywhere (NaN, as torch)
+        bias = np.where(rng.random((lq, s)) < 0.4, -np.inf, 0.0).astype(dtype)
+        bias[1] = -np.inf
+    scale = 1 / np.sqrt(d)
+    causal = mask == "causal"
+    out, a = A.attention(q, k, v, bias, scale, causal)
+    with np.errstate(invalid="ignore"):  # the reference's fully masked row
+        ro, ra = R.attention(q, k, v, bias, scale, causal)
+    tol = dict(rtol=1e-12, atol=1e-12) if dtype == np.float64 else dict(rtol=2e-5, atol=2e-6)
+    assert out.dtype == dtype and out.shape == (b, h, lq, dv) and a.shape == (b, h, lq, s)
+    np.testing.assert_allclose(out, ro, **tol)
+    np.testing.assert_allclose(a, ra, **tol)
+    if mask == "bias_rows":
+        assert np.isnan(out[:, :, 1]).all() and not np.isnan(out[:, :, 0]).any()
+    if causal:
+        assert (a[..., np.triu_indices(lq, 1, s)[0], np.triu_indices(lq, 1, s)[1]] == 0).all()
+    g = rng.standard_normal(out.shape).astype(dtype)
+    got = A.attention_backward(q, k, v, a, g, scale)
+    with np.errstate(invalid="ignore"):
+        ref = R.attention_backward(q, k, v, ra, g, scale)
+    for x, y, want in zip(got, ref, (q, k, v)):
+        assert x.shape == want.shape and x.dtype == dtype
+        np.testing.assert_allclose(x, y, **tol)
+
+
+def test_attention_float64_gradient_by_differences(rng) -> None:
+    """The kernel's backward is the derivative of its forward (central differences)."""
+    q, k, v = _qkv(rng, 1, 2, 3, 4, 2, 2, np.float64, False)
+    g = rng.standard_normal((1, 2, 3, 2))
+    _, a = A.attention(q, k, v, None, 0.7, True)
+    grads = A.attention_backward(q, k, v, a, g, 0.7)
+    for x, gx in zip((q, k, v), grads):
+        num = np.zeros_like(x)
+        for idx in np.ndindex(x.shape):
+            old = x[idx]
+            x[idx] = old + 1e-6
+            up = np.sum(A.attention(q, k, v, None, 0.7, True)[0] * g)
+            x[idx] = old - 1e-6
+            dn = np.sum(A.attention(q, k, v, None, 0.7, True)[0] * g)
+            x[idx] = old
+            num[idx] = (up - dn) / 2e-6
+        np.testing.assert_allclose(gx, num, rtol=1e-6, atol=1e-8)
+
+
+def test_attention_kernels_decline_other_inputs() -> None:
+    q = np.ones((1, 1, 2, 3), np.float32)
+    assert A.attention(q.astype(np.float16), q, q, None, 1.0, False) is None
+    assert A.attention(q, q.astype(np.float64), q, None, 1.0, False) is None
+    assert A.attention(q[0], q[0], q[0], None, 1.0, False) is None  # 3-D: the backend reshapes
+    assert A.attention(q[..., :0], q[..., :0], q, None, 1.0, False) is None  # D = 0
