@@ -148,15 +148,133 @@ def _col2im(buf, j, dx, KH, KW, sh, sw, pt, pl, dh, dw, OH, OW, scratch):
 
 
 @helper
-def _im2col_block(x, flat, s, m, g, CK, KH, KW, sh, sw, pt, pl, dh, dw, OH, OW):
+def _tap_index(H, W, KH, KW, sh, sw, pt, pl, dh, dw, OH, OW):
+    """Where each column element comes from, for strided or narrowed maps: idx[kk, p] =
+    ih*W + iw read by tap kk = kh*KW + kw at output position p = oh*OW + ow, or -1 in the
+    padding. Empty (0, 0) for stride 1 with OW >= 16, where ``_im2col`` copies whole rows or
+    runs of at least 16 (vectorised).
+
+    Per-row slices cost ~25 ns each: a 4x4 map of 128 channels by a 4x4 kernel (DCGAN's last
+    discriminator layer) spent 1.6 ms of a 65k multiply-add convolution on them; reading
+    through this table is one load and store per element.
+    """
+    if sh == 1 and sw == 1 and OW >= 16:
+        return np.empty((0, 0), np.int64)
+    return _tap_table(H, W, KH, KW, sh, sw, pt, pl, dh, dw, OH, OW)
+
+
+@helper
+def _tap_table(H, W, KH, KW, sh, sw, pt, pl, dh, dw, OH, OW):
+    """The table of ``_tap_index``, whatever the geometry (the transposed-column kernels)."""
+    idx = np.empty((KH * KW, OH * OW), np.int64)
+    for kh in range(KH):
+        for kw in range(KW):
+            r = idx[kh * KW + kw]
+            for oh in range(OH):
+                ih = oh * sh - pt + kh * dh
+                for ow in range(OW):
+                    iw = ow * sw - pl + kw * dw
+                    ok = 0 <= ih < H and 0 <= iw < W
+                    r[oh * OW + ow] = ih * W + iw if ok else -1
+    return idx
+
+
+@helper
+def _im2col_idx(x, buf, j, idx):
+    """``_im2col`` through the tap table: buf[(c, kk), j, p] = x[c].flat[idx[kk, p]] or 0."""
+    C, H, W = x.shape
+    KK, L = idx.shape
+    zero = x.dtype.type(0)
+    for c in range(C):
+        xf = x[c].reshape(H * W)
+        for kk in range(KK):
+            row = buf[c * KK + kk, j]
+            ir = idx[kk]
+            for p in range(L):
+                o = ir[p]
+                row[p] = xf[o] if o >= 0 else zero
+
+
+@helper
+def _col2im_idx(buf, j, dx, idx):
+    """``_col2im`` through the tap table: dx[c].flat[idx[kk, p]] += buf[(c, kk), j, p]."""
+    C, H, W = dx.shape
+    KK, L = idx.shape
+    for c in range(C):
+        df = dx[c].reshape(H * W)
+        for kk in range(KK):
+            row = buf[c * KK + kk, j]
+            ir = idx[kk]
+            for p in range(L):
+                o = ir[p]
+                if o >= 0:
+                    df[o] += row[p]
+
+
+@helper
+def _im2col_t(x, buft, r0, idx):
+    """One image's columns, transposed: buft[r0 + p, (c, kk)] = x[c].flat[idx[kk, p]] or 0."""
+    C, H, W = x.shape
+    KK, L = idx.shape
+    zero = x.dtype.type(0)
+    xf = x.reshape(C, H * W)
+    for p in range(L):
+        row = buft[r0 + p]
+        for c in range(C):
+            xc = xf[c]
+            base = c * KK
+            for kk in range(KK):
+                o = idx[kk, p]
+                row[base + kk] = xc[o] if o >= 0 else zero
+
+
+@helper
+def _col2im_t(buft, r0, dx, idx):
+    """Scatter-add transposed columns: dx[c].flat[idx[kk, p]] += buft[r0 + p, (c, kk)]."""
+    C, H, W = dx.shape
+    KK, L = idx.shape
+    df = dx.reshape(C, H * W)
+    for p in range(L):
+        row = buft[r0 + p]
+        for c in range(C):
+            dc = df[c]
+            base = c * KK
+            for kk in range(KK):
+                o = idx[kk, p]
+                if o >= 0:
+                    dc[o] += row[base + kk]
+
+
+@helper
+def _gather_block_t(gy, gflat, s, m, g):
+    """Output gradients of images s .. s+m-1 (group g), transposed: (m*L, OCg).
+
+    for j in range(m):  gbt[j*L:(j+1)*L, :] = gy[s+j, g].T
+    """
+    OCg, L = gy.shape[2], gy.shape[3] * gy.shape[4]
+    gbt = gflat[:OCg * m * L].reshape(m * L, OCg)
+    for j in range(m):
+        src = gy[s + j, g].reshape(OCg, L)
+        for oc in range(OCg):
+            sr = src[oc]
+            for p in range(L):
+                gbt[j * L + p, oc] = sr[p]
+    return gbt
+
+
+@helper
+def _im2col_block(x, flat, s, m, g, CK, KH, KW, sh, sw, pt, pl, dh, dw, OH, OW, idx):
     """Columns of images s .. s+m-1 (group g) side by side: a (CK, m*L) view of ``flat``.
 
-    for j in range(m):  buf[:, j*L:(j+1)*L] = im2col(x[s+j, g])
+    for j in range(m):  buf[:, j*L:(j+1)*L] = im2col(x[s+j, g])   (through ``idx`` if any)
     """
     L = OH * OW
     buf3 = flat[:CK * m * L].reshape(CK, m, L)
     for j in range(m):
-        _im2col(x[s + j, g], buf3, j, KH, KW, sh, sw, pt, pl, dh, dw, OH, OW)
+        if idx.shape[0] > 0:
+            _im2col_idx(x[s + j, g], buf3, j, idx)
+        else:
+            _im2col(x[s + j, g], buf3, j, KH, KW, sh, sw, pt, pl, dh, dw, OH, OW)
     return flat[:CK * m * L].reshape(CK, m * L)
 
 
@@ -189,6 +307,7 @@ def _gemm_forward(x, w, bias, out, KH, KW, sh, sw, pt, pl, dh, dw, nb, nt):
     OCg, CK = w.shape[1], w.shape[2]
     OH, OW = out.shape[3], out.shape[4]
     L = OH * OW
+    idx = _tap_index(x.shape[3], x.shape[4], KH, KW, sh, sw, pt, pl, dh, dw, OH, OW)
     for t in prange(nt):
         n0, n1 = t * N // nt, (t + 1) * N // nt
         flat = np.empty(CK * nb * L, x.dtype)
@@ -197,7 +316,7 @@ def _gemm_forward(x, w, bias, out, KH, KW, sh, sw, pt, pl, dh, dw, nb, nt):
             for s in range(n0, n1, nb):
                 m = min(nb, n1 - s)
                 buf = _im2col_block(x, flat, s, m, g, CK, KH, KW, sh, sw, pt, pl, dh, dw,
-                                    OH, OW)
+                                    OH, OW, idx)
                 if nb == 1:
                     o = out[s, g].reshape(OCg, L)
                     np.dot(w[g], buf, o)
@@ -224,9 +343,12 @@ def _gemm_grad_input(gy, w, dx, KH, KW, sh, sw, pt, pl, dh, dw, nb, nt):
 
     for t in prange(nt):
         for g: for each block of nb images in chunk t:
-            gb = [gy[n0, g] | gy[n0+1, g] | ...] (OCg, nb*L);  buf = w[g].T @ gb (BLAS)
-            dx[n, g] = 0;  dx[n, g] += col2im(buf[:, block of n])
-    (``w[g].T`` is a transposed view: BLAS reads it in place, no copy of the weight)
+            nb == 1:  buf = w[g].T @ gy[n, g] (BLAS, (CK, L));  dx[n, g] = col2im(buf)
+            nb > 1:   gbt = [gy[n0, g].T ; gy[n0+1, g].T ; ...] (nb*L, OCg)
+                      buft = gbt @ w[g] (BLAS, (nb*L, CK));  dx[n, g] = col2im_t(rows of n)
+    (``w[g].T`` is a transposed view: BLAS reads it in place. The transposed product of a
+    block ran at the forward's speed, ~25% faster than ``w[g].T @ gb``: (256 x 512) @
+    (512 x 4608) on one thread 22-27 vs 30-38 ms.)
     """
     N, G = gy.shape[0], gy.shape[1]
     OCg = gy.shape[2]
@@ -234,6 +356,11 @@ def _gemm_grad_input(gy, w, dx, KH, KW, sh, sw, pt, pl, dh, dw, nb, nt):
     CK = w.shape[2]
     L = OH * OW
     zero = dx.dtype.type(0)
+    H, W = dx.shape[3], dx.shape[4]
+    if nb > 1:
+        idx = _tap_table(H, W, KH, KW, sh, sw, pt, pl, dh, dw, OH, OW)
+    else:
+        idx = _tap_index(H, W, KH, KW, sh, sw, pt, pl, dh, dw, OH, OW)
     for t in prange(nt):
         n0, n1 = t * N // nt, (t + 1) * N // nt
         flat = np.empty(CK * nb * L, dx.dtype)
@@ -241,53 +368,71 @@ def _gemm_grad_input(gy, w, dx, KH, KW, sh, sw, pt, pl, dh, dw, nb, nt):
         for g in range(G):
             for s in range(n0, n1, nb):
                 m = min(nb, n1 - s)
-                buf = flat[:CK * m * L].reshape(CK, m * L)
-                wgt = w[g].T
-                if nb == 1:
-                    np.dot(wgt, gy[s, g].reshape(OCg, L), buf)
+                if nb > 1:
+                    buft = flat[:CK * m * L].reshape(m * L, CK)
+                    np.dot(_gather_block_t(gy, gflat, s, m, g), w[g], buft)
+                    for j in range(m):
+                        d = dx[s + j, g]
+                        d[:] = zero
+                        _col2im_t(buft, j * L, d, idx)
+                    continue
+                buf = flat[:CK * L].reshape(CK, L)
+                np.dot(w[g].T, gy[s, g].reshape(OCg, L), buf)
+                buf3 = flat[:CK * L].reshape(CK, 1, L)
+                d = dx[s, g]
+                d[:] = zero
+                if idx.shape[0] > 0:
+                    _col2im_idx(buf3, 0, d, idx)
                 else:
-                    np.dot(wgt, _gather_block(gy, gflat, s, m, g), buf)
-                buf3 = flat[:CK * m * L].reshape(CK, m, L)
-                for j in range(m):
-                    d = dx[s + j, g]
-                    d[:] = zero
-                    _col2im(buf3, j, d, KH, KW, sh, sw, pt, pl, dh, dw, OH, OW, True)
+                    _col2im(buf3, 0, d, KH, KW, sh, sw, pt, pl, dh, dw, OH, OW, True)
 
 
 def _gemm_grad_weight(x, gy, dwp, KH, KW, sh, sw, pt, pl, dh, dw, nb, nt):
     """dwp[t, g] = sum over n in chunk t of gy[n, g] @ im2col(x[n, g]).T   (caller sums over t)
 
     for t in prange(nt):
-        dwp[t] = 0
         for g: for each block of nb images in chunk t:
-            buf = [im2col(x[n0, g]) | ...] (CK, nb*L);  gb = [gy[n0, g] | ...] (OCg, nb*L)
-            dwp[t, g] += gb @ buf.T (BLAS)
+            nb == 1:  buf = im2col(x[n, g]) (CK, L);  prod = gy[n, g] @ buf.T (BLAS)
+            nb > 1:   buft = [im2col(x[n0, g]).T ; ...] (nb*L, CK)
+                      prod = [gy[n0, g] | ...] (OCg, nb*L) @ buft (BLAS)
+            dwp[t, g] = prod (first block) or += prod
     """
     N, G = x.shape[0], x.shape[1]
     OCg, OH, OW = gy.shape[2], gy.shape[3], gy.shape[4]
     CK = dwp.shape[3]
     L = OH * OW
     zero = x.dtype.type(0)
+    H, W = x.shape[3], x.shape[4]
+    if nb > 1:
+        idx = _tap_table(H, W, KH, KW, sh, sw, pt, pl, dh, dw, OH, OW)
+    else:
+        idx = _tap_index(H, W, KH, KW, sh, sw, pt, pl, dh, dw, OH, OW)
     for t in prange(nt):
         n0, n1 = t * N // nt, (t + 1) * N // nt
         flat = np.empty(CK * nb * L, x.dtype)
         gflat = np.empty(OCg * nb * L if nb > 1 else 1, x.dtype)
         tmp = np.empty((OCg, CK), x.dtype)
         acc = dwp[t]
-        acc[:] = zero
+        if n1 <= n0:
+            acc[:] = zero
         for g in range(G):
+            a = acc[g]
             for s in range(n0, n1, nb):
                 m = min(nb, n1 - s)
-                buf = _im2col_block(x, flat, s, m, g, CK, KH, KW, sh, sw, pt, pl, dh, dw,
-                                    OH, OW)
-                if nb == 1:
-                    np.dot(gy[s, g].reshape(OCg, L), buf.T, tmp)
+                dst = a if s == n0 else tmp
+                if nb > 1:
+                    buft = flat[:CK * m * L].reshape(m * L, CK)
+                    for j in range(m):
+                        _im2col_t(x[s + j, g], buft, j * L, idx)
+                    np.dot(_gather_block(gy, gflat, s, m, g), buft, dst)
                 else:
-                    np.dot(_gather_block(gy, gflat, s, m, g), buf.T, tmp)
-                a = acc[g]
-                for oc in range(OCg):
-                    for k in range(CK):
-                        a[oc, k] += tmp[oc, k]
+                    buf = _im2col_block(x, flat, s, 1, g, CK, KH, KW, sh, sw, pt, pl, dh, dw,
+                                        OH, OW, idx)
+                    np.dot(gy[s, g].reshape(OCg, L), buf.T, dst)
+                if s != n0:
+                    for oc in range(OCg):
+                        for k in range(CK):
+                            a[oc, k] += tmp[oc, k]
 
 
 def _unfold(x, cols, KH, KW, sh, sw, pt, pl, dh, dw, OH, OW):
