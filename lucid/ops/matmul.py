@@ -198,7 +198,11 @@ class Linear(Op):
         self.saved = (x, w)
         self.has_b = b is not None
         y = be.matmul(x, be.swapaxes(w, -1, -2))
-        return y if b is None else be.add(y, b)
+        if b is None:
+            return y
+        # the product is this op's own fresh array: the bias goes in place where arrays are
+        # memory (no second activation-sized buffer)
+        return be.iadd(y, b) if be.views_share_memory else be.add(y, b)
 
     def backward(self, g):
         be = self.be
