@@ -102,6 +102,7 @@ class MultiheadAttention(Module):
             out, w = mha(q, k, v, key_padding_mask=pad, need_weights=True)
         """
         unbatched = query.dim() == 2
+        packed = query is key and key is value  # self-attention: one in-projection GEMM
         if unbatched:
             query, key, value = (t.unsqueeze(0 if self.batch_first else 1)
                                  for t in (query, key, value))
@@ -113,31 +114,42 @@ class MultiheadAttention(Module):
         lk = key.shape[1]
         h, d = self.num_heads, self.head_dim
         w, bias = self.in_proj_weight, self.in_proj_bias
-        wq, wk, wv = w[:e], w[e:2 * e], w[2 * e:]
-        bq, bk, bv = (None, None, None) if bias is None else (bias[:e], bias[e:2 * e],
-                                                               bias[2 * e:])
-        q = F.linear(query, wq, bq).reshape(b, lq, h, d).transpose(1, 2)
-        k = F.linear(key, wk, bk).reshape(b, lk, h, d).transpose(1, 2)
-        v = F.linear(value, wv, bv).reshape(b, lk, h, d).transpose(1, 2)
+        if packed:
+            q, k, v = F.linear(query, w, bias).split(e, dim=-1)
+        else:
+            bq, bk, bv = (None, None, None) if bias is None else (
+                bias[:e], bias[e:2 * e], bias[2 * e:])
+            q = F.linear(query, w[:e], bq)
+            k = F.linear(key, w[e:2 * e], bk)
+            v = F.linear(value, w[2 * e:], bv)
+        q = q.reshape(b, lq, h, d).transpose(1, 2)
+        k = k.reshape(b, lk, h, d).transpose(1, 2)
+        v = v.reshape(b, lk, h, d).transpose(1, 2)
         if is_causal and attn_mask is None:  # is_causal is a hint about attn_mask, as torch's
             raise RuntimeError(
                 "Need attn_mask if specifying the is_causal hint. You may use the Transformer "
                 "module method `generate_square_subsequent_mask` to create this mask.")
         mask = _merge_masks(attn_mask, key_padding_mask, b, h, lq, lk, q.dtype)
-        scores = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(d))
-        if mask is not None:
-            scores = scores + mask
-        attn = F.softmax(scores, dim=-1)
-        if self.dropout > 0.0 and self.training:
-            attn = F.dropout(attn, self.dropout)
-        out = (attn @ v).transpose(1, 2).reshape(b, lq, e)
+        p = self.dropout if self.training else 0.0
+        attn = None
+        if need_weights:
+            scores = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(d))
+            if mask is not None:
+                scores = scores + mask
+            attn = F.softmax(scores, dim=-1)
+            if p > 0.0:
+                attn = F.dropout(attn, p)
+            out = attn @ v
+        else:  # as torch: the weights are not wanted, so the fused attention op computes it
+            out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=p)
+        out = out.transpose(1, 2).reshape(b, lq, e)
         out = self.out_proj(out)
         if not self.batch_first:
             out = out.transpose(0, 1)
         if unbatched:
             out = out.squeeze(0 if self.batch_first else 1)
         weights = None
-        if need_weights:
+        if attn is not None:
             weights = attn.mean(1) if average_attn_weights else attn
             if unbatched:
                 weights = weights.squeeze(0)
