@@ -25,7 +25,7 @@ import numpy as np
 from numba import prange
 from numba.core import types as nb
 
-from ._jit import dual
+from ._jit import dual, helper
 from ._threads import use_parallel
 from ._vmath import fast_exp, sigm
 
@@ -45,44 +45,42 @@ def _sig3(T):
     return (T[::1], T[::1], T[::1])
 
 
+@helper
+def _cdf32(v):
+    """(Phi(v), exp(-v^2/2)) for float32 v, Phi by A&S 7.1.26:
+    z = |v| / sqrt(2); t = 1 / (1 + p z); erf(z) = 1 - poly(t) exp(-z^2), sign of v."""
+    one, half = np.float32(1.0), np.float32(0.5)
+    z = abs(v) * np.float32(_SQRT1_2)
+    t = one / (one + np.float32(0.3275911) * z)
+    p = ((((np.float32(1.061405429) * t - np.float32(1.453152027)) * t
+           + np.float32(1.421413741)) * t - np.float32(0.284496736)) * t
+         + np.float32(0.254829592)) * t
+    ex = fast_exp(-z * z)
+    e = one - p * ex
+    return half * (one + (e if v >= 0 else -e)), ex
+
+
 def _gelu32(x, out):
-    """out = x * Phi(x), Phi by A&S 7.1.26 (float32)
+    """out = x * Phi(x), Phi by A&S 7.1.26 (float32, ``_cdf32``)
 
     for i in prange(n):
-        z = |x| / sqrt(2); t = 1 / (1 + p z)
-        erf = 1 - poly(t) * exp(-z*z)            (sign of x)
-        out[i] = 0.5 * x * (1 + erf)
+        out[i] = x[i] * Phi(x[i])
     """
-    one, half = np.float32(1.0), np.float32(0.5)
     for i in prange(x.shape[0]):
         v = x[i]
-        z = abs(v) * np.float32(_SQRT1_2)
-        t = one / (one + np.float32(0.3275911) * z)
-        p = ((((np.float32(1.061405429) * t - np.float32(1.453152027)) * t
-               + np.float32(1.421413741)) * t - np.float32(0.284496736)) * t
-             + np.float32(0.254829592)) * t
-        e = one - p * fast_exp(-z * z)
-        out[i] = half * v * (one + (e if v >= 0 else -e))
+        out[i] = v * _cdf32(v)[0]
 
 
 def _gelu32_backward(x, g, out):
     """out = g * (Phi(x) + x * phi(x)), Phi by A&S 7.1.26, phi = exp(-x^2/2) / sqrt(2 pi)
 
     for i in prange(n):
-        ex = exp(-x*x/2); erf = 1 - poly(t) * ex      (sign of x)
-        out[i] = g[i] * (0.5 * (1 + erf) + x * ex / sqrt(2 pi))
+        cdf, ex = _cdf32(x[i])
+        out[i] = g[i] * (cdf + x[i] * ex / sqrt(2 pi))
     """
-    one, half = np.float32(1.0), np.float32(0.5)
     for i in prange(x.shape[0]):
         v = x[i]
-        z = abs(v) * np.float32(_SQRT1_2)
-        t = one / (one + np.float32(0.3275911) * z)
-        p = ((((np.float32(1.061405429) * t - np.float32(1.453152027)) * t
-               + np.float32(1.421413741)) * t - np.float32(0.284496736)) * t
-             + np.float32(0.254829592)) * t
-        ex = fast_exp(-z * z)
-        e = one - p * ex
-        cdf = half * (one + (e if v >= 0 else -e))
+        cdf, ex = _cdf32(v)
         out[i] = g[i] * (cdf + v * ex * np.float32(_INV_SQRT_2PI))
 
 

@@ -31,9 +31,10 @@ import numpy as np
 from numba import prange
 from numba.core import types as nbt
 
+from ._chunks import launch
 from ._jit import dual, helper
 from ._threads import ONE_BLAS_THREAD as _BLAS
-from ._threads import PARALLEL_LOCK, use_parallel
+from ._threads import use_parallel
 from ._vmath import fast_exp
 
 __all__ = ["attention", "attention_backward"]
@@ -48,6 +49,15 @@ def _load(src, dst, scale):
         s, d = src[i], dst[i]
         for j in range(s.shape[0]):
             d[j] = s[j] * scale
+
+
+@helper
+def _load_head(q, k, v, b, h, sc, qb, kb, vb):
+    """Head (b, h) into the thread's buffers: qb = q * sc, kb = k, vb = v."""
+    one = q.dtype.type(1)
+    _load(q[b, h], qb, sc)
+    _load(k[b, h], kb, one)
+    _load(v[b, h], vb, one)
 
 
 @helper
@@ -83,7 +93,6 @@ def _attn_fwd(q, k, v, bias, has_bias, causal, scale, out, attn, nt):
     B, H, L, D = q.shape
     S, Dv = k.shape[2], v.shape[3]
     sc = q.dtype.type(scale)
-    one = q.dtype.type(1)
     BH = B * H
     for t in prange(nt):
         i0, i1 = t * BH // nt, (t + 1) * BH // nt
@@ -92,9 +101,7 @@ def _attn_fwd(q, k, v, bias, has_bias, causal, scale, out, attn, nt):
         vb = np.empty((S, Dv), q.dtype)
         for i in range(i0, i1):
             b, h = i // H, i % H
-            _load(q[b, h], qb, sc)
-            _load(k[b, h], kb, one)
-            _load(v[b, h], vb, one)
+            _load_head(q, k, v, b, h, sc, qb, kb, vb)
             a = attn[b, h]
             np.dot(qb, kb.T, a)
             for r in range(L):
@@ -130,9 +137,7 @@ def _attn_bwd(q, k, v, attn, g, scale, gq, gk, gv, nt):
         ds = np.empty((L, S), q.dtype)
         for i in range(i0, i1):
             b, h = i // H, i % H
-            _load(q[b, h], qb, sc)
-            _load(k[b, h], kb, one)
-            _load(v[b, h], vb, one)
+            _load_head(q, k, v, b, h, sc, qb, kb, vb)
             _load(g[b, h], gb, one)
             a = attn[b, h]
             np.dot(a.T, gb, gv[b, h])
@@ -180,15 +185,6 @@ def _split(bh: int, work: int) -> int:
     return min(numba.get_num_threads(), bh)
 
 
-def _launch(pair: tuple, nt: int, *args: object) -> None:
-    ser, par = pair
-    if nt == 1:
-        ser(*args, 1)
-        return
-    with PARALLEL_LOCK, _BLAS:
-        par(*args, nt)
-
-
 def attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, bias: np.ndarray | None,
               scale: float, causal: bool) -> tuple[np.ndarray, np.ndarray] | None:
     """``(softmax(q k^T scale + bias) v, weights)`` for 4-D float32/float64 q (B, H, L, D),
@@ -213,7 +209,7 @@ def attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, bias: np.ndarray | No
         except ValueError:
             return None
     nt = _split(B * H, B * H * L * S * (D + Dv) // 8)
-    _launch(FWD, nt, q, k, v, b4, bias is not None, bool(causal), float(scale), out, attn)
+    launch(FWD, nt, q, k, v, b4, bias is not None, bool(causal), float(scale), out, attn)
     return out, attn
 
 
@@ -230,5 +226,5 @@ def attention_backward(q: np.ndarray, k: np.ndarray, v: np.ndarray, attn: np.nda
     gk = np.empty((B, H, S, D), q.dtype)
     gv = np.empty((B, H, S, Dv), q.dtype)
     nt = _split(B * H, B * H * L * S * (2 * D + 2 * Dv) // 8)
-    _launch(BWD, nt, q, k, v, attn, g, float(scale), gq, gk, gv)
+    launch(BWD, nt, q, k, v, attn, g, float(scale), gq, gk, gv)
     return gq, gk, gv

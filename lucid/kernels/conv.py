@@ -52,6 +52,7 @@ import numba
 import numpy as np
 
 from . import _conv_kernels as K
+from ._chunks import launch
 from ._geometry import conv_output_size
 from ._threads import ONE_BLAS_THREAD as _BLAS
 from ._threads import PARALLEL_LOCK, use_parallel
@@ -117,15 +118,6 @@ def _block(n: int, nt: int, l: int) -> int:
     return max(1, min(-(-BLOCK_COLS // l), -(-n // nt)))
 
 
-def _run(pair: tuple, nt: int, *args: object) -> None:
-    ser, par = pair
-    if nt == 1:
-        ser(*args, 1)
-        return
-    with PARALLEL_LOCK, _BLAS:
-        par(*args, nt)
-
-
 def _c(a: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(a)
 
@@ -170,7 +162,7 @@ def conv2d(
         return out.reshape(n, oc, oh, ow)
     w3 = _c(w).reshape(g, ocg, cg * kh * kw)
     nt = _split(n, _work(n, oc, oh, ow, cg, kh, kw))
-    _run(K.GEMM_FORWARD, nt, x5, w3, b2, out, kh, kw, sh, sw, pt, pl, dh, dw,
+    launch(K.GEMM_FORWARD, nt, x5, w3, b2, out, kh, kw, sh, sw, pt, pl, dh, dw,
          _block(n, nt, oh * ow))
     return out.reshape(n, oc, oh, ow)
 
@@ -206,7 +198,7 @@ def conv2d_grad_input(
     g5 = _c(gy).reshape(n, g, ocg, oh, ow)
     w3 = _c(w).reshape(g, ocg, cg * kh * kw)
     nt = _split(n, _work(n, oc, oh, ow, cg, kh, kw))
-    _run(K.GEMM_GRAD_INPUT, nt, g5, w3, dx, kh, kw, sh, sw, pt, pl, dh, dw,
+    launch(K.GEMM_GRAD_INPUT, nt, g5, w3, dx, kh, kw, sh, sw, pt, pl, dh, dw,
          _block(n, nt, oh * ow))
     return dx.reshape(n, c, h, wd)
 
@@ -236,7 +228,7 @@ def conv2d_grad_weight(
     g5 = _c(gy).reshape(n, g, ocg, oh, ow)
     nt = _split(n, _work(n, oc, oh, ow, cg, kh, kw))
     dwp = np.empty((nt, g, ocg, cg * kh * kw), x.dtype)
-    _run(K.GEMM_GRAD_WEIGHT, nt, x5, g5, dwp, kh, kw, sh, sw, pt, pl, dh, dw,
+    launch(K.GEMM_GRAD_WEIGHT, nt, x5, g5, dwp, kh, kw, sh, sw, pt, pl, dh, dw,
          _block(n, nt, oh * ow))
     res = dwp[0] if nt == 1 else dwp.sum(0)
     return res.reshape(tuple(weight_shape))
