@@ -86,12 +86,19 @@ class CumSum(Op):
         return be.flip(be.cumsum(be.flip(g, self.dim), self.dim), self.dim)
 
 
-def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
-    input = _ac.cast1("cumsum", input) if dtype is None and _ac.state.on else input
+def _scan_input(name: str, input: Tensor, dtype: Any) -> Tensor:
+    """The input of a cumulative sum/product in its compute dtype: ``dtype`` when given,
+    else autocast's choice, with integers and bools widened to int64 (as torch)."""
+    input = _ac.cast1(name, input) if dtype is None and _ac.state.on else input
     if dtype is not None:
-        input = cast(input, _dtype.to_dtype(dtype))
-    elif not input.dtype.is_floating_point:
-        input = cast(input, _dtype.int64)
+        return cast(input, _dtype.to_dtype(dtype))
+    if not input.dtype.is_floating_point:
+        return cast(input, _dtype.int64)
+    return input
+
+
+def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    input = _scan_input("cumsum", input, dtype)
     if not input.ndim:
         norm_dim(dim, 0)
         return input.clone()  # type: ignore[attr-defined]
@@ -129,11 +136,7 @@ class CumProd(Op):
 
 
 def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
-    input = _ac.cast1("cumprod", input) if dtype is None and _ac.state.on else input
-    if dtype is not None:
-        input = cast(input, _dtype.to_dtype(dtype))
-    elif not input.dtype.is_floating_point:
-        input = cast(input, _dtype.int64)
+    input = _scan_input("cumprod", input, dtype)
     return CumProd.apply(input, norm_dim(dim, input.ndim))
 
 
