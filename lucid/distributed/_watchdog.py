@@ -16,6 +16,7 @@ import os
 import sys
 import threading
 import time
+import traceback
 from typing import Any
 
 from ._mpi import mpi
@@ -27,13 +28,19 @@ _wake = threading.Condition(_lock)
 _inflight: dict[int, tuple[float, float, str, int]] = {}  # token -> deadline, timeout, what, rank
 _ids = itertools.count()
 _thread: threading.Thread | None = None
+_DRAIN_S = 0.5  # time the launcher gets to forward the last output before the abort
 
 
-def abort(message: str, rank: int, code: int = 1) -> None:
-    """Print ``message`` for ``rank`` on stderr and abort the whole MPI job."""
+def abort(message: str, rank: int, code: int = 1, before: str = "") -> None:
+    """Print ``before`` and ``message`` for ``rank`` on stderr and abort the whole MPI job.
+
+    The text goes out in one write, and the rank waits a moment before ``MPI_Abort``: the
+    launcher forwards each rank's output asynchronously and drops what it has not read
+    when the job is torn down, which used to cut a traceback off before its message."""
     try:
-        sys.stderr.write(f"[lucid.distributed rank {rank}] {message}\n")
+        sys.stderr.write(f"{before}[lucid.distributed rank {rank}] {message}\n")
         sys.stderr.flush()
+        time.sleep(_DRAIN_S)
     finally:
         mpi().COMM_WORLD.Abort(code)
         os._exit(code)  # pragma: no cover - Abort does not return
@@ -103,9 +110,15 @@ def install_excepthook(rank: int) -> None:
     previous = sys.excepthook
 
     def hook(tp: Any, value: Any, tb: Any) -> None:
-        previous(tp, value, tb)
-        if not issubclass(tp, (KeyboardInterrupt, SystemExit)):
-            abort(f"uncaught {tp.__name__} in this rank; aborting the job so the other ranks "
-                  "do not wait for it forever", rank)
+        if issubclass(tp, (KeyboardInterrupt, SystemExit)):
+            previous(tp, value, tb)
+            return
+        text = ""
+        if previous is sys.__excepthook__:  # one write with the message; see abort
+            text = "".join(traceback.format_exception(tp, value, tb))
+        else:
+            previous(tp, value, tb)
+        abort(f"uncaught {tp.__name__} in this rank; aborting the job so the other ranks "
+              "do not wait for it forever", rank, before=text)
 
     sys.excepthook = hook
