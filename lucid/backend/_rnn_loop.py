@@ -93,6 +93,7 @@ class Saved:
     hraw: Array | None  # (T, B, H) LSTM states before the projection
     has_bias: bool
     single_blas: bool = True
+    seq: ModuleType | None = None  # the fused sequence kernels that ran (acts permuted)
 
 
 def _c(a: Any) -> Array:
@@ -101,9 +102,20 @@ def _c(a: Any) -> Array:
 
 def forward(steps: ModuleType, mode: str, gx: Array, h0: Array, c0: Array | None, w_hh: Array,
             b_hh: Array | None, w_hr: Array | None, batch_sizes: Any, reverse: bool,
-            single_blas: bool = True) -> tuple[Array, Saved]:
+            single_blas: bool = True, seq: ModuleType | None = None) -> tuple[Array, Saved]:
     """Run the recurrence; returns ``Y`` and what the backward needs. ``single_blas`` lets
-    small per-step GEMMs run on scipy's BLAS held at one thread (else numpy's matmul)."""
+    small per-step GEMMs run on scipy's BLAS held at one thread (else numpy's matmul).
+    ``seq`` (``kernels.lstm``) runs a whole LSTM sequence without projection and with
+    every row active in one kernel call, its hidden units split over threads."""
+    t_len, b_len, g = gx.shape
+    full = batch_sizes is None or all(int(s) == b_len for s in batch_sizes)
+    if seq is not None and mode == "LSTM" and w_hr is None and full and t_len and b_len:
+        nt = seq.split(b_len, g // 4, h0.shape[1])
+        bias = np.zeros(g, gx.dtype) if b_hh is None else b_hh
+        hs, cs, acts = seq.sequence_forward(gx, h0, c0, w_hh, bias, reverse, nt)
+        saved = Saved(mode, reverse, [b_len] * t_len, _c(h0), _c(c0), _c(w_hh), None, hs, cs,
+                      acts, None, b_hh is not None, single_blas, seq)
+        return np.concatenate([hs.reshape(-1), cs.reshape(-1)]), saved
     macs = int(np.prod(gx.shape[1:])) * h0.shape[1]
     with _Gemm(gx.dtype, macs, single_blas) as mm:
         y, s = _forward(mm, steps, mode, gx, h0, c0, w_hh, b_hh, w_hr, batch_sizes, reverse)
@@ -114,9 +126,39 @@ def forward(steps: ModuleType, mode: str, gx: Array, h0: Array, c0: Array | None
 def backward(steps: ModuleType, s: Saved, dy: Array) -> tuple[Array, Array, Array | None,
                                                               Array, Array | None, Array | None]:
     """Backward through time: ``(dgx, dh0, dc0, dw_hh, db_hh, dw_hr)`` (None where absent)."""
+    if s.seq is not None:
+        return _sequence_backward(s, _c(dy))
     macs = s.hs.shape[1] * s.hs.shape[2] * s.w_hh.shape[0]
     with _Gemm(s.hs.dtype, macs, s.single_blas) as mm:
         return _backward(mm, steps, s, dy)
+
+
+def _sequence_backward(s: Saved, dy: Array) -> tuple:
+    t_len, b_len, p = s.hs.shape
+    k = t_len * b_len * p
+    dgx, dh, dc = s.seq.sequence_backward(dy[:k].reshape(s.hs.shape),  # type: ignore[union-attr]
+                                          dy[k:].reshape(s.cs.shape),  # type: ignore[union-attr]
+                                          s.c0, s.w_hh, s.cs, s.acts, s.reverse)
+    dw_hh, db_hh = _hidden_weight_grads(s, dgx)
+    return dgx, dh, dc, dw_hh, db_hh, None
+
+
+def _hidden_weight_grads(s: Saved, dgh: Array) -> tuple[Array, Array | None]:
+    """dW_hh = sum_t dgh_t^T h_{t-1}: one GEMM over the shifted state sequence plus h0's
+    step; db_hh = sum of dgh (None without bias)."""
+    hs = s.hs
+    t_len, _, p = hs.shape
+    g = s.w_hh.shape[0]
+    if t_len:
+        first_t = t_len - 1 if s.reverse else 0
+        if s.reverse:
+            dw_hh = dgh[:-1].reshape(-1, g).T @ hs[1:].reshape(-1, p)
+        else:
+            dw_hh = dgh[1:].reshape(-1, g).T @ hs[:-1].reshape(-1, p)
+        dw_hh += dgh[first_t].T @ s.h0
+    else:
+        dw_hh = np.zeros_like(s.w_hh)
+    return dw_hh, (dgh.reshape(-1, g).sum(0) if s.has_bias else None)
 
 
 def _forward(mm: _Gemm, steps: ModuleType, mode: str, gx: Array, h0: Array, c0: Array | None,
@@ -229,18 +271,7 @@ def _backward(mm: _Gemm, steps: ModuleType, s: Saved, dy: Array) -> tuple:
             dgx[t, n:] = 0
             if gru:
                 dgh[t, n:] = 0
-    # dW_hh = sum_t dgh_t^T h_{t-1}: one GEMM over the shifted state sequence plus h0's step
-    flat = dgh.reshape(-1, g)
-    if t_len:
-        first_t = t_len - 1 if s.reverse else 0
-        if s.reverse:
-            dw_hh = dgh[:-1].reshape(-1, g).T @ hs[1:].reshape(-1, p)
-        else:
-            dw_hh = dgh[1:].reshape(-1, g).T @ hs[:-1].reshape(-1, p)
-        dw_hh += dgh[first_t].T @ s.h0
-    else:
-        dw_hh = np.zeros_like(w_hh)
-    db_hh = flat.sum(0) if s.has_bias else None
+    dw_hh, db_hh = _hidden_weight_grads(s, dgh)
     dw_hr = None
     if dht is not None:
         dw_hr = dht.reshape(-1, p).T @ s.hraw.reshape(-1, s.hraw.shape[2])

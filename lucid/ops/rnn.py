@@ -35,7 +35,8 @@ class Recurrence(Op):
         kern = be.name != "numpy" and arrs[0].dtype in _KERNEL_DTYPES
         self.steps = _step_kernels() if kern else _rnn_ref
         y, self.st = _rnn_loop.forward(self.steps, mode, *arrs, batch_sizes, reverse,
-                                       single_blas=be.name != "numpy")
+                                       single_blas=be.name != "numpy",
+                                       seq=_sequence_kernels() if kern else None)
         saved = tuple(a for a in (h0, c0, w_hh, b_hh, w_hr) if a is not None)
         out = be.from_numpy(y) if host else y
         # NOTE: without a cell, y is the state sequence the backward reads: cover it too
@@ -102,6 +103,12 @@ def _same(a: Any) -> Any:
 
 def _step_kernels() -> Any:
     from ..kernels import rnn as k  # NOTE: numba loads on first use, not at import
+
+    return k
+
+
+def _sequence_kernels() -> Any:
+    from ..kernels import lstm as k  # NOTE: numba loads on first use, not at import
 
     return k
 
