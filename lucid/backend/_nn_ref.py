@@ -5,8 +5,11 @@ kernels, the "gpu" backend with MLX."""
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
+
+from ..kernels._splitmix import GOLDEN, MIX1, MIX2, threshold
 
 Array = np.ndarray
 
@@ -16,8 +19,32 @@ def _wide(x: Array) -> Array:
     return x if x.dtype == np.float64 else x.astype(np.float64)
 
 
+def draw_seed(gen: np.random.Generator) -> int:
+    """One 64-bit seed from lucid's generator (advances it by one draw)."""
+    return int(gen.bit_generator.random_raw())
+
+
+def dropout_scale_host(shape: tuple[int, ...], seed: int, p: float, dt: np.dtype) -> Array:
+    """Dropout's multiplier, numpy reference of ``kernels/random.py``: element i is
+    ``1 / (1 - p)`` when splitmix64(seed + (i + 1) * GOLDEN) >> 11 >= ceil(p * 2**53)
+    (a uniform in [0, 1) of 53 bits, >= p), else 0."""
+    z = np.arange(1, math.prod(shape) + 1, dtype=np.uint64) * np.uint64(GOLDEN)
+    z += np.uint64(seed)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(MIX1)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(MIX2)
+    z ^= z >> np.uint64(31)
+    keep = (z >> np.uint64(11)) >= np.uint64(threshold(p))
+    return (keep.astype(dt) * np.asarray(1.0 / (1.0 - p), dt)).reshape(shape)
+
+
 class NnReference:
     """Fused nn ops over numpy arrays (mixed into ``NumpyBackend``)."""
+
+    def dropout_scale(self, gen: np.random.Generator, shape: tuple[int, ...], p: float,
+                      d: Any) -> Any:
+        """Dropout's multiplier of ``shape`` (0 or ``1 / (1 - p)``, p < 1) in dtype ``d``
+        from one seed drawn from ``gen``; the same values on every backend."""
+        return self.from_numpy(dropout_scale_host(shape, draw_seed(gen), p, d.np))  # type: ignore[attr-defined]
 
     # ---- fused nn ops: softmax, cross-entropy, batch/layer norm (ops/activation, loss, norm) --
     @staticmethod

@@ -18,9 +18,11 @@ from ..kernels import elementwise as _ew
 from ..kernels import index as _ik
 from ..kernels import matmul as _mm
 from ..kernels import norm as _nk
+from ..kernels import random as _rand
 from ..kernels import reduce as _red
 from ..kernels import softmax as _sm
 from . import _cpu_optim
+from ._nn_ref import draw_seed, dropout_scale_host
 from .numpy_ref import Array, NumpyBackend, _ax
 
 _F = (np.dtype(np.float32), np.dtype(np.float64))
@@ -101,6 +103,15 @@ class CpuBackend(NumpyBackend):
     def index_add(shape: tuple[int, ...], idx: Any, g: Array) -> Array:
         out = _ik.index_add_rows(shape, idx, g)
         return NumpyBackend.index_add(shape, idx, g) if out is None else out
+
+    # dropout's mask in one parallel pass (kernels/random.py): a 32x64x512 float32 mask
+    # 6.7 ms through numpy's Generator.random, compare, astype and multiply
+    @staticmethod
+    def dropout_scale(gen: np.random.Generator, shape: tuple[int, ...], p: float, d: Any
+                      ) -> Array:
+        seed = draw_seed(gen)
+        out = _rand.dropout_scale(shape, seed, p, d.np)
+        return dropout_scale_host(shape, seed, p, d.np) if out is None else out
 
     # leaky ReLU in one pass (kernels/activation.py) instead of numpy's compare/multiply/where
     @staticmethod

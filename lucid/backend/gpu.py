@@ -55,6 +55,7 @@ from .. import _dtype
 from .._device import device
 from . import _gpu_common as _gc
 from . import _gpu_conv, _gpu_index, _gpu_nn, _gpu_ops, _gpu_optim
+from . import cpu as _cpu
 from ._gpu_common import (
     FLOATS,
     FROM_MX,
@@ -220,6 +221,10 @@ class GpuBackend(GpuState):
             pd = p.dtype if p.dtype in FLOATS else mx.float32
             return mx.less(mx.array(u, pd), p).astype(self.mx_dtype(d))
         return self.from_numpy((u < p).astype(d.np))
+
+    def dropout_scale(self, gen: np.random.Generator, shape: tuple[int, ...], p: float,
+                      d: _dtype.dtype) -> Array:
+        return self.from_numpy(_cpu.CpuBackend.dropout_scale(gen, shape, p, d))
 
     # ---- elementwise --------------------------------------------------------------------
     add = staticmethod(mx.add)

@@ -7,8 +7,6 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-import numpy as np
-
 from .._tensor import Tensor, _make
 from . import elementwise as _e
 from .inplace import inplace as _inplace
@@ -22,10 +20,7 @@ __all__ = ["dropout", "dropout1d", "dropout2d", "dropout3d"]
 
 def _keep_mask(input: Tensor, shape: tuple[int, ...], p: float) -> Tensor:
     be = input._be
-    rng = default_generator.rng
-    keep = rng.random(shape, dtype=np.float64) >= p
-    scale = keep.astype(input.dtype.np) * np.asarray(1.0 / (1.0 - p), input.dtype.np)
-    return _make(be.from_numpy(scale), be, False, None)
+    return _make(be.dropout_scale(default_generator.rng, shape, p, input.dtype), be, False, None)
 
 
 def _check_p(p: float) -> None:
