@@ -166,9 +166,13 @@ def _run(roots: list[tuple[Any, Any]], retain_graph: bool,
     early = capture is None
     call = _graph_backward if graph else None
 
+    # nodes whose pending gradient is an array this loop made (further adds go in place)
+    owned: set | None = None if graph else set()
     while ready:
         fn = ready.pop()
         g = grads.pop(fn)
+        if owned:
+            owned.discard(fn)
         if fn._hooks:
             for h in list(fn._hooks):
                 r = h(g if graph else _make(g, fn.be, False, None))
@@ -185,6 +189,10 @@ def _run(roots: list[tuple[Any, Any]], retain_graph: bool,
             raise RuntimeError(_FREED)
         if fn._vcs is not None:
             _check_versions(fn)
+        if fn.scatters and early and owned is not None and fn.be.views_share_memory and \
+                isinstance(fn.parents[0], Op) and fn.parents[0] in deps:
+            _scatter(fn, g, grads, owned, deps, ready, retain_graph)
+            continue
         in_grads = fn.backward(g) if call is None else call(fn, g)
         if not retain_graph and fn.saved:
             fn._released = True
@@ -202,8 +210,7 @@ def _run(roots: list[tuple[Any, Any]], retain_graph: bool,
                 c -= 1
                 deps[p] = c
                 if ig is not None:
-                    prev = grads.get(p)
-                    grads[p] = ig if prev is None else prev + ig
+                    _accumulate(grads, owned, p, ig, fn.be)
                 if c == 0:
                     if p in grads:
                         ready.append(p)
@@ -234,6 +241,47 @@ def _run(roots: list[tuple[Any, Any]], retain_graph: bool,
                     if r is not None:
                         g = r if graph else r._data
             captured[slot] = g  # type: ignore[index]
+
+
+def _accumulate(grads: dict, owned: set | None, p: Op, ig: Any, be: Any) -> None:
+    """Add ``ig`` to node ``p``'s pending gradient: in place into an array this backward
+    pass made itself (nothing else holds it), else into a new (then owned) array. With
+    ``owned`` None (create_graph: the gradients are tensors) always a new sum."""
+    prev = grads.get(p)
+    if prev is None:
+        grads[p] = ig
+    elif owned is not None and p in owned and prev.shape == ig.shape and \
+            prev.dtype == ig.dtype:
+        grads[p] = be.iadd(prev, ig)
+    else:
+        grads[p] = prev + ig
+        if owned is not None and be.views_share_memory:
+            owned.add(p)
+
+
+def _scatter(fn: Op, g: Any, grads: dict, owned: set, deps: dict, ready: list,
+             retain_graph: bool) -> None:
+    """Run a ``scatters`` node: write ``g`` into its parent's pending gradient buffer."""
+    p = fn.parents[0]
+    be = fn.be
+    prev = grads.get(p)
+    fresh = prev is None
+    if fresh:
+        buf = be.zeros(fn.grad_shape, be.dtype_of(g))  # type: ignore[attr-defined]
+    elif p in owned and prev.dtype == be.dtype_of(g):
+        buf = prev
+    else:
+        buf = be.copy(prev)
+    fn.scatter_into(buf, g, fresh)  # type: ignore[attr-defined]
+    grads[p] = buf
+    owned.add(p)
+    if not retain_graph and fn.saved:
+        fn._released = True
+        fn.saved = ()
+        fn._ins = None
+    deps[p] -= 1
+    if deps[p] == 0:
+        ready.append(p)
 
 
 def _once(x: Any, xs: tuple) -> bool:

@@ -41,11 +41,18 @@ class Op:
     backward uses a view of the output that is not itself in ``saved``. ``is_view`` marks
     ops whose output aliases their one tensor input: they subclass
     ``lucid.ops.views.ViewOp``, whose ``link`` makes the output a view.
+
+    ``scatters`` marks ops whose input gradient is ``grad`` written into one region of zeros
+    of the input's shape (a slice of a tensor); they define ``scatter_into(buf, grad, fresh)``
+    and ``grad_shape``, and the engine then writes the gradients of several slices of one
+    tensor (``split``, ``chunk``, ``q, k, v = x[..., 0], ...``) into one buffer instead of
+    one zero-padded array per slice summed afterwards.
     """
 
     saved: tuple = ()
     saves_output = False
     is_view = False
+    scatters = False
     _released = False
     _hooks: list | None = None
     _retain: Any = None

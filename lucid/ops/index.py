@@ -124,9 +124,23 @@ def _index_error(e: IndexError, shape: Any, items: tuple = ()) -> IndexError:
 
 
 class GetItemView(ViewOp):
+    scatters = True  # the engine writes several slices' gradients into one buffer
+
     def forward(self, x, idx):
         self.shape, self.idx = x.shape, idx
         return self.be.getitem(x, idx)
+
+    @property
+    def grad_shape(self) -> tuple:
+        return self.shape
+
+    def scatter_into(self, buf, g, fresh):
+        """``buf[idx] = g`` into fresh zeros, else ``buf[idx] += g`` (numpy-like arrays)."""
+        be = self.be
+        if fresh:
+            be.setitem(buf, self.idx, g)
+        else:  # an integer index reads a scalar, not a view: write the sum back
+            be.setitem(buf, self.idx, be.add(be.getitem(buf, self.idx), g))
 
     def backward(self, g):
         be = self.be
