@@ -105,17 +105,19 @@ def forward(steps: ModuleType, mode: str, gx: Array, h0: Array, c0: Array | None
             single_blas: bool = True, seq: ModuleType | None = None) -> tuple[Array, Saved]:
     """Run the recurrence; returns ``Y`` and what the backward needs. ``single_blas`` lets
     small per-step GEMMs run on scipy's BLAS held at one thread (else numpy's matmul).
-    ``seq`` (``kernels.lstm``) runs a whole LSTM sequence without projection and with
-    every row active in one kernel call, its hidden units split over threads."""
+    ``seq`` (``kernels.rnn_seq``) runs a whole LSTM or GRU sequence without projection and
+    with every row active in one kernel call, its hidden units split over threads."""
     t_len, b_len, g = gx.shape
     full = batch_sizes is None or all(int(s) == b_len for s in batch_sizes)
-    if seq is not None and mode == "LSTM" and w_hr is None and full and t_len and b_len:
-        nt = seq.split(b_len, g // 4, h0.shape[1])
+    if seq is not None and mode in seq.GATES and w_hr is None and full and t_len and b_len:
+        gates = seq.GATES[mode]
+        nt = seq.split(b_len, g // gates, h0.shape[1], gates)
         bias = np.zeros(g, gx.dtype) if b_hh is None else b_hh
-        hs, cs, acts = seq.sequence_forward(gx, h0, c0, w_hh, bias, reverse, nt)
-        saved = Saved(mode, reverse, [b_len] * t_len, _c(h0), _c(c0), _c(w_hh), None, hs, cs,
-                      acts, None, b_hh is not None, single_blas, seq)
-        return np.concatenate([hs.reshape(-1), cs.reshape(-1)]), saved
+        hs, cs, acts = seq.sequence_forward(mode, gx, h0, c0, w_hh, bias, reverse, nt)
+        saved = Saved(mode, reverse, [b_len] * t_len, _c(h0), None if c0 is None else _c(c0),
+                      _c(w_hh), None, hs, cs, acts, None, b_hh is not None, single_blas, seq)
+        y = hs if cs is None else np.concatenate([hs.reshape(-1), cs.reshape(-1)])
+        return y, saved
     macs = int(np.prod(gx.shape[1:])) * h0.shape[1]
     with _Gemm(gx.dtype, macs, single_blas) as mm:
         y, s = _forward(mm, steps, mode, gx, h0, c0, w_hh, b_hh, w_hr, batch_sizes, reverse)
@@ -134,12 +136,12 @@ def backward(steps: ModuleType, s: Saved, dy: Array) -> tuple[Array, Array, Arra
 
 
 def _sequence_backward(s: Saved, dy: Array) -> tuple:
-    t_len, b_len, p = s.hs.shape
-    k = t_len * b_len * p
-    dgx, dh, dc = s.seq.sequence_backward(dy[:k].reshape(s.hs.shape),  # type: ignore[union-attr]
-                                          dy[k:].reshape(s.cs.shape),  # type: ignore[union-attr]
-                                          s.c0, s.w_hh, s.cs, s.acts, s.reverse)
-    dw_hh, db_hh = _hidden_weight_grads(s, dgx)
+    k = s.hs.size
+    dyh = dy[:k].reshape(s.hs.shape)
+    dyc = None if s.cs is None else dy[k:].reshape(s.cs.shape)
+    dgx, dgh, dh, dc = s.seq.sequence_backward(  # type: ignore[union-attr]
+        s.mode, dyh, dyc, s.h0, s.c0, s.w_hh, s.hs, s.cs, s.acts, s.reverse)
+    dw_hh, db_hh = _hidden_weight_grads(s, dgh)
     return dgx, dh, dc, dw_hh, db_hh, None
 
 

@@ -108,7 +108,7 @@ def _step_kernels() -> Any:
 
 
 def _sequence_kernels() -> Any:
-    from ..kernels import lstm as k  # NOTE: numba loads on first use, not at import
+    from ..kernels import rnn_seq as k  # NOTE: numba loads on first use, not at import
 
     return k
 

@@ -1,5 +1,6 @@
-"""The whole-sequence LSTM kernels (``kernels.lstm``) against the per-step numpy reference,
-serial and split over threads, and through ``nn.LSTM`` against the "numpy" backend."""
+"""The whole-sequence LSTM and GRU kernels (``kernels.rnn_seq``) against the per-step numpy
+reference, serial and split over threads, and through ``nn.LSTM`` / ``nn.GRU`` against the
+"numpy" backend."""
 
 from __future__ import annotations
 
@@ -8,30 +9,31 @@ import pytest
 
 import lucid
 from lucid.backend import _rnn_loop, _rnn_ref
-from lucid.kernels import lstm as S
 from lucid.kernels import rnn as K
+from lucid.kernels import rnn_seq as S
 
 
-def _inputs(rng, t, b, h, dtype):
-    return (rng.standard_normal((t, b, 4 * h)).astype(dtype),
+def _inputs(rng, t, b, h, dtype, gates):
+    return (rng.standard_normal((t, b, gates * h)).astype(dtype),
             rng.standard_normal((b, h)).astype(dtype),
-            rng.standard_normal((b, h)).astype(dtype),
-            (rng.standard_normal((4 * h, h)) * 0.3).astype(dtype),
-            rng.standard_normal(4 * h).astype(dtype))
+            rng.standard_normal((b, h)).astype(dtype) if gates == 4 else None,
+            (rng.standard_normal((gates * h, h)) * 0.3).astype(dtype),
+            rng.standard_normal(gates * h).astype(dtype))
 
 
 @pytest.mark.parametrize("dtype,tol", [(np.float64, 1e-12), (np.float32, 2e-5)])
 @pytest.mark.parametrize("nt", [1, 2, 3])
 @pytest.mark.parametrize("reverse", [False, True])
 @pytest.mark.parametrize("bias", [True, False])
-def test_matches_the_step_loop(monkeypatch, dtype, tol, nt, reverse, bias) -> None:
+@pytest.mark.parametrize("mode", ["LSTM", "GRU"])
+def test_matches_the_step_loop(monkeypatch, dtype, tol, nt, reverse, bias, mode) -> None:
     rng = np.random.default_rng(nt + 2 * reverse)
     t_len, b_len, hsz = 6, 3, 6
-    gx, h0, c0, w, b = _inputs(rng, t_len, b_len, hsz, dtype)
+    gx, h0, c0, w, b = _inputs(rng, t_len, b_len, hsz, dtype, S.GATES[mode])
     b = b if bias else None
-    y0, s0 = _rnn_loop.forward(_rnn_ref, "LSTM", gx, h0, c0, w, b, None, None, reverse)
+    y0, s0 = _rnn_loop.forward(_rnn_ref, mode, gx, h0, c0, w, b, None, None, reverse)
     monkeypatch.setattr(S, "split", lambda *a: nt)
-    y1, s1 = _rnn_loop.forward(K, "LSTM", gx, h0, c0, w, b, None, None, reverse, seq=S)
+    y1, s1 = _rnn_loop.forward(K, mode, gx, h0, c0, w, b, None, None, reverse, seq=S)
     assert s1.seq is S and s1.acts.shape == (t_len, nt, b_len, 4 * hsz // nt)
     np.testing.assert_allclose(y1, y0, rtol=tol, atol=tol)
     dy = rng.standard_normal(y0.shape).astype(dtype)
@@ -46,12 +48,15 @@ def test_matches_the_step_loop(monkeypatch, dtype, tol, nt, reverse, bias) -> No
 
 def test_gate_permutation_round_trips() -> None:
     a = np.arange(2 * 3 * 16, dtype=np.float64).reshape(2, 3, 16)
-    p = S.permute_gates(a, 2)
+    p = S.permute_gates(a, 2, 4)
     assert p.shape == (2, 2, 3, 8)
     # thread 1's block holds units 2..3 of each gate (i, f, g, o blocks of 4 units)
     np.testing.assert_array_equal(p[0, 1, 0], a[0, 0, [2, 3, 6, 7, 10, 11, 14, 15]])
-    np.testing.assert_array_equal(S.unpermute_gates(p), a)
-    np.testing.assert_array_equal(S.permute_gates(a[0, 0], 2)[1], p[0, 1, 0])
+    np.testing.assert_array_equal(S.unpermute_gates(p, 4), a)
+    np.testing.assert_array_equal(S.permute_gates(a[0, 0], 2, 4)[1], p[0, 1, 0])
+    g = a[..., :12]  # three gates of 4 units (GRU)
+    np.testing.assert_array_equal(S.permute_gates(g, 2, 3)[1, 1, 2], g[1, 2, [2, 3, 6, 7, 10, 11]])
+    np.testing.assert_array_equal(S.unpermute_gates(S.permute_gates(g, 2, 3), 3), g)
 
 
 def test_split_needs_divisible_units(monkeypatch) -> None:
@@ -63,21 +68,23 @@ def test_split_needs_divisible_units(monkeypatch) -> None:
     assert S.split(20, 200, 200) == 1
 
 
+@pytest.mark.parametrize("cls", ["LSTM", "GRU"])
 @pytest.mark.parametrize("bidirectional", [False, True])
-def test_lstm_module_matches_the_numpy_backend(monkeypatch, bidirectional) -> None:
-    monkeypatch.setattr(S, "split", lambda b, h, p: 2 if h % 2 == 0 else 1)
+def test_module_matches_the_numpy_backend(monkeypatch, bidirectional, cls) -> None:
+    monkeypatch.setattr(S, "split", lambda b, h, p, g: 2 if h % 2 == 0 else 1)
     calls = []
     fwd = S.sequence_forward
     monkeypatch.setattr(S, "sequence_forward", lambda *a: calls.append(a[-1]) or fwd(*a))
     lucid.manual_seed(0)
-    m = lucid.nn.LSTM(5, 8, num_layers=2, bidirectional=bidirectional).double()
+    m = getattr(lucid.nn, cls)(5, 8, num_layers=2, bidirectional=bidirectional).double()
     x = np.random.default_rng(0).standard_normal((7, 4, 5))
     outs = {}
     for dev in ("cpu", "numpy"):
         m.zero_grad()
         mm = m.to(dev)
         xt = lucid.tensor(x, device=dev, requires_grad=True)
-        y, (h, c) = mm(xt)
+        y, hc = mm(xt)
+        h, c = hc if cls == "LSTM" else (hc, hc)
         (y.square().sum() + h.sum() + 2 * c.sum()).backward()
         outs[dev] = [v.detach().numpy() for v in (y, h, c)] + [xt.grad.numpy()] + [
             p.grad.numpy() for p in mm.parameters()]
