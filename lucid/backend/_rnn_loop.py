@@ -17,6 +17,10 @@ at one thread (``ONE_BLAS_THREAD``) 217-233 us; the benchmark's training step to
 with numpy's threads and 290 ms this way (torch: 156-572 ms over the same minutes). So
 below ``STEP_GEMM_MAX`` multiply-adds the steps call scipy's gemm on one thread; larger ones
 and the once-per-sequence weight-gradient GEMMs stay with numpy's threads.
+
+On "cpu", LSTM and GRU layers without projection and with every row active skip this loop:
+``kernels.rnn_seq`` runs the whole sequence in one call with the hidden units split over
+numba's threads (this loop remains the reference it is tested against).
 """
 
 from __future__ import annotations
