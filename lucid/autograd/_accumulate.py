@@ -53,9 +53,9 @@ def _accumulate(grads: dict, owned: set | None, p: Op, ig: Any, be: Any) -> None
             owned.add(p)
 
 
-def _scatter(fn: Op, g: Any, grads: dict, owned: set, deps: dict, ready: list,
-             retain_graph: bool) -> None:
-    """Run a ``scatters`` node: write ``g`` into its parent's pending gradient buffer."""
+def _scatter(fn: Op, g: Any, grads: dict, owned: set) -> None:
+    """Run a ``scatters`` node: write ``g`` into its parent's pending gradient, a buffer this
+    backward pass owns (made here, or copied from a gradient it does not own)."""
     p = fn.parents[0]
     be = fn.be
     prev = grads.get(p)
@@ -66,16 +66,8 @@ def _scatter(fn: Op, g: Any, grads: dict, owned: set, deps: dict, ready: list,
         buf = prev
     else:
         buf = be.copy(prev)
-    fn.scatter_into(buf, g, fresh)  # type: ignore[attr-defined]
-    grads[p] = buf
+    grads[p] = fn.scatter_into(buf, g, fresh)  # type: ignore[attr-defined]
     owned.add(p)
-    if not retain_graph and fn.saved:
-        fn._released = True
-        fn.saved = ()
-        fn._ins = None
-    deps[p] -= 1
-    if deps[p] == 0:
-        ready.append(p)
 
 
 def _once(x: Any, xs: tuple) -> bool:

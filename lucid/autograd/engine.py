@@ -173,9 +173,11 @@ def _run(roots: list[tuple[Any, Any]], retain_graph: bool,
             _check_versions(fn)
         if fn.scatters and early and owned is not None and fn.be.views_share_memory and \
                 isinstance(fn.parents[0], Op) and fn.parents[0] in deps:
-            _scatter(fn, g, grads, owned, deps, ready, retain_graph)
-            continue
-        in_grads = fn.backward(g) if call is None else call(fn, g)
+            # its gradient goes straight into the parent's pending buffer; nothing to pass on
+            _scatter(fn, g, grads, owned)
+            in_grads = (None,) * len(fn.parents)
+        else:
+            in_grads = fn.backward(g) if call is None else call(fn, g)
         if not retain_graph and fn.saved:
             fn._released = True
             fn.saved = ()

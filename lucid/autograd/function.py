@@ -43,10 +43,11 @@ class Op:
     ``lucid.ops.views.ViewOp``, whose ``link`` makes the output a view.
 
     ``scatters`` marks ops whose input gradient is ``grad`` written into one region of zeros
-    of the input's shape (a slice of a tensor); they define ``scatter_into(buf, grad, fresh)``
-    and ``grad_shape``, and the engine then writes the gradients of several slices of one
-    tensor (``split``, ``chunk``, ``q, k, v = x[..., 0], ...``) into one buffer instead of
-    one zero-padded array per slice summed afterwards.
+    of the input's shape (a slice of a tensor); they define ``grad_shape`` and
+    ``scatter_into(buf, grad, fresh) -> buf`` (write, or add when not ``fresh``). The engine
+    then writes the gradients of several slices of one tensor (``split``, ``chunk``,
+    ``q, k, v = x[..., 0], ...``) into one buffer instead of one zero-padded array per slice
+    summed afterwards.
     """
 
     saved: tuple = ()

@@ -135,16 +135,15 @@ class GetItemView(ViewOp):
         return self.shape
 
     def scatter_into(self, buf, g, fresh):
-        """``buf[idx] = g`` into fresh zeros, else ``buf[idx] += g`` (numpy-like arrays)."""
+        """``buf[idx] = g`` into fresh zeros, else ``buf[idx] += g``; returns the buffer
+        (a new array on backends whose arrays are immutable)."""
         be = self.be
-        if fresh:
-            be.setitem(buf, self.idx, g)
-        else:  # an integer index reads a scalar, not a view: write the sum back
-            be.setitem(buf, self.idx, be.add(be.getitem(buf, self.idx), g))
+        if not fresh:  # an integer index reads a scalar, not a view: write the sum back
+            g = be.add(be.getitem(buf, self.idx), g)
+        return be.setitem(buf, self.idx, g)
 
     def backward(self, g):
-        be = self.be
-        return be.setitem(be.zeros(self.shape, be.dtype_of(g)), self.idx, g), None
+        return self.scatter_into(self.be.zeros(self.shape, self.be.dtype_of(g)), g, True), None
 
 
 class GetItemAdvanced(Op):
