@@ -37,6 +37,15 @@ REDUCE_MIN = 1 << 14
 EXTREMA_MIN = 1 << 19
 
 
+def host_dropout_scale(gen: np.random.Generator, shape: tuple[int, ...], p: float, d: Any
+                       ) -> Array:
+    """Dropout's multiplier as a numpy array: the kernel for float32/float64, the reference
+    (same bits) for other dtypes; "gpu" uploads it."""
+    seed = draw_seed(gen)
+    out = _rand.dropout_scale(shape, seed, p, d.np)
+    return dropout_scale_host(shape, seed, p, d.np) if out is None else out
+
+
 class CpuBackend(NumpyBackend):
     """numpy + lucid.kernels. Each override below names the figure that justifies it."""
 
@@ -106,12 +115,7 @@ class CpuBackend(NumpyBackend):
 
     # dropout's mask in one parallel pass (kernels/random.py): a 32x64x512 float32 mask
     # 6.7 ms through numpy's Generator.random, compare, astype and multiply
-    @staticmethod
-    def dropout_scale(gen: np.random.Generator, shape: tuple[int, ...], p: float, d: Any
-                      ) -> Array:
-        seed = draw_seed(gen)
-        out = _rand.dropout_scale(shape, seed, p, d.np)
-        return dropout_scale_host(shape, seed, p, d.np) if out is None else out
+    dropout_scale = staticmethod(host_dropout_scale)
 
     # leaky ReLU in one pass (kernels/activation.py) instead of numpy's compare/multiply/where
     @staticmethod

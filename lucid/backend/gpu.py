@@ -55,7 +55,6 @@ from .. import _dtype
 from .._device import device
 from . import _gpu_common as _gc
 from . import _gpu_conv, _gpu_index, _gpu_nn, _gpu_ops, _gpu_optim
-from . import cpu as _cpu
 from ._gpu_common import (
     FLOATS,
     FROM_MX,
@@ -224,7 +223,9 @@ class GpuBackend(GpuState):
 
     def dropout_scale(self, gen: np.random.Generator, shape: tuple[int, ...], p: float,
                       d: _dtype.dtype) -> Array:
-        return self.from_numpy(_cpu.CpuBackend.dropout_scale(gen, shape, p, d))
+        from .cpu import host_dropout_scale  # NOTE: numba loads at the first dropout, not with MLX
+
+        return self.from_numpy(host_dropout_scale(gen, shape, p, d))
 
     # ---- elementwise --------------------------------------------------------------------
     add = staticmethod(mx.add)
