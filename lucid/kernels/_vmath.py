@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+from llvmlite import ir
 from numba.core import types as nbt
 from numba.extending import intrinsic, overload
 
@@ -31,23 +32,24 @@ _LO = _F32(-87.0)  # below: exp underflows float32's normal range; returns 0
 _HI = _F32(88.5)  # above: returns inf
 
 
-def _bits32_py(i):
-    return np.array(i, np.int32).view(np.float32)[()]
+def _bitcast(int_np: type, float_np: type, sig: object, ir_type: object) -> object:
+    """Reinterpret an integer's bits as a float of the same width: a numba intrinsic (one
+    LLVM bitcast, which vectorises), or numpy's view under NUMBA_DISABLE_JIT."""
+    if numba.config.DISABLE_JIT:
+        return lambda i: np.array(i, int_np).view(float_np)[()]
 
-
-if numba.config.DISABLE_JIT:
-    _bits_f32 = _bits32_py
-else:
-
-    @intrinsic
-    def _bits_f32(typingctx, i):
-        """Reinterpret int32 bits as float32 (a no-op bitcast LLVM can vectorise)."""
-        from llvmlite import ir  # NOTE: numba's code generator, needed only when compiling
-
+    def bits(typingctx, i):
         def codegen(context, builder, signature, args):
-            return builder.bitcast(args[0], ir.FloatType())
+            return builder.bitcast(args[0], ir_type)
 
-        return nbt.float32(nbt.int32), codegen
+        return sig, codegen
+
+    bits.__name__ = f"bits_{np.dtype(float_np).name}"
+    return intrinsic(bits)
+
+
+_bits_f32 = _bitcast(np.int32, np.float32, nbt.float32(nbt.int32), ir.FloatType())
+_bits_f64 = _bitcast(np.int64, np.float64, nbt.float64(nbt.int64), ir.DoubleType())
 
 
 def _exp32(x):
@@ -105,25 +107,6 @@ def _tanh32(x):
     small = p * z * x + x
     big = _ONE - _TWO / (fast_exp(_TWO * x) + _ONE)
     return small if abs(x) < _F32(0.625) else big
-
-
-def _bits64_py(i):
-    return np.array(i, np.int64).view(np.float64)[()]
-
-
-if numba.config.DISABLE_JIT:
-    _bits_f64 = _bits64_py
-else:
-
-    @intrinsic
-    def _bits_f64(typingctx, i):
-        """Reinterpret int64 bits as float64 (a bitcast LLVM can vectorise)."""
-        from llvmlite import ir  # NOTE: numba's code generator, needed only when compiling
-
-        def codegen(context, builder, signature, args):
-            return builder.bitcast(args[0], ir.DoubleType())
-
-        return nbt.float64(nbt.int64), codegen
 
 
 @helper

@@ -61,6 +61,14 @@ def _load_head(q, k, v, b, h, sc, qb, kb, vb):
 
 
 @helper
+def _head_buffers(q, k, v):
+    """A thread's C-contiguous buffers for one head's q, k and v."""
+    L, D = q.shape[2], q.shape[3]
+    S, Dv = k.shape[2], v.shape[3]
+    return np.empty((L, D), q.dtype), np.empty((S, D), q.dtype), np.empty((S, Dv), q.dtype)
+
+
+@helper
 def _softmax_row(row, n):
     """row[:n] = softmax(row[:n]) in place, row[n:] = 0."""
     zero = row.dtype.type(0)
@@ -90,16 +98,13 @@ def _attn_fwd(q, k, v, bias, has_bias, causal, scale, out, attn, nt):
             a = attn[i] = qb @ kb.T (BLAS);  a += bias[i] (or causal: row r keeps j <= r)
             softmax over each row of a;  out[i] = a @ vb (BLAS)
     """
-    B, H, L, D = q.shape
-    S, Dv = k.shape[2], v.shape[3]
+    B, H, L = q.shape[:3]
+    S = k.shape[2]
     sc = q.dtype.type(scale)
     BH = B * H
     for t in prange(nt):
-        i0, i1 = t * BH // nt, (t + 1) * BH // nt
-        qb = np.empty((L, D), q.dtype)
-        kb = np.empty((S, D), q.dtype)
-        vb = np.empty((S, Dv), q.dtype)
-        for i in range(i0, i1):
+        qb, kb, vb = _head_buffers(q, k, v)
+        for i in range(t * BH // nt, (t + 1) * BH // nt):
             b, h = i // H, i % H
             _load_head(q, k, v, b, h, sc, qb, kb, vb)
             a = attn[b, h]
@@ -129,13 +134,10 @@ def _attn_bwd(q, k, v, attn, g, scale, gq, gk, gv, nt):
     one = q.dtype.type(1)
     BH = B * H
     for t in prange(nt):
-        i0, i1 = t * BH // nt, (t + 1) * BH // nt
-        qb = np.empty((L, D), q.dtype)
-        kb = np.empty((S, D), q.dtype)
-        vb = np.empty((S, Dv), q.dtype)
+        qb, kb, vb = _head_buffers(q, k, v)
         gb = np.empty((L, Dv), q.dtype)
         ds = np.empty((L, S), q.dtype)
-        for i in range(i0, i1):
+        for i in range(t * BH // nt, (t + 1) * BH // nt):
             b, h = i // H, i % H
             _load_head(q, k, v, b, h, sc, qb, kb, vb)
             _load(g[b, h], gb, one)
