@@ -71,10 +71,10 @@ def clip_grads_with_norm_(parameters: TensorOrTensors, max_norm: float, total_no
     with no_grad():
         # as torch: max_norm / t is computed as reciprocal(t) * max_norm
         coef = ((total_norm + 1e-6).reciprocal() * float(max_norm)).clamp(max=1.0)
-        same = all(g.device == coef.device and g.dtype is coef.dtype for g in grads)
-        c = coef.item() if same else coef  # the same float32/64 value, without a .to() each
+        if all(g.device == coef.device and g.dtype is coef.dtype for g in grads):
+            coef = coef.item()  # the same float32/64 value, without a .to() for each
         for g in grads:
-            g.mul_(c if same else coef.to(g.device))
+            g.mul_(coef if isinstance(coef, float) else coef.to(g.device))
 
 
 def clip_grad_norm_(parameters: TensorOrTensors, max_norm: float, norm_type: float = 2.0,
