@@ -1,11 +1,21 @@
 """lucid vs torch on whole-model training steps, each framework in its own process.
 
     python benchmarks/compare.py [--rounds 5] [--models mlp gpt ...] [--profile]
+    python benchmarks/compare.py --interleave [--rounds 30] [--models ...]
 
 Every round runs, for each model, one fresh interpreter per framework (the order alternates
 from round to round): a few warm steps, then timed steps; the round's figure is the median
 step time. The table gives the median over rounds of each framework's time, the median of
 the per-round ratios lucid / torch (below 1.0: lucid is faster) and their geometric mean.
+
+``--interleave`` keeps one warm process per framework alive for each model and alternates
+short batches of steps between them, so each ratio compares steps taken seconds apart
+instead of minutes: on a shared machine whose speed drifts from minute to minute that needs
+fewer rounds for the same spread. Each framework still runs alone: a pause before each
+batch lets the other's worker threads go idle, and each batch starts with untimed steps,
+because the first steps after an idle pause are slow for both frameworks (MLP, 0.3 s pause,
+ms per step by position: lucid 10.5 8.7 5.9 5.7 against 6.1 back to back, torch 7.9 6.2
+6.0 5.7 against 5.2-5.7), and a training loop runs its steps back to back.
 ``--profile`` then runs the lucid step of every model above 1.0x under cProfile and prints
 the functions with the most own time (numba kernels under their Python names; BLAS time
 behind an ``@`` counts as the own time of the function using it), each with its main callers.
@@ -23,6 +33,7 @@ import pstats
 import statistics
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +54,18 @@ def _worker(fw_name: str, model: str, warm: int, steps: int) -> None:
     fw = importlib.import_module(fw_name)
     ms = time_steps(make_step(fw, model), warm, steps)
     print(json.dumps({"ms": ms}))
+
+
+def _serve(fw_name: str, model: str, warm: int) -> None:
+    """Build and warm ``model``, then for each stdin line "W N" run W untimed and N timed
+    steps and answer with the timed ones (``--interleave``'s worker)."""
+    fw = importlib.import_module(fw_name)
+    step = make_step(fw, model)
+    time_steps(step, warm, 0)
+    print(json.dumps({"ready": True}), flush=True)
+    for line in sys.stdin:
+        w, n = (int(x) for x in line.split())
+        print(json.dumps({"ms": time_steps(step, w, n)}), flush=True)
 
 
 def _where(func: tuple[str, int, str]) -> str:
@@ -85,13 +108,17 @@ THREAD_VARS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NU
 _THREADS: int | None = None  # --threads: the same thread count for every pool of both
 
 
-def _child(args: list[str]) -> dict[str, Any]:
+def _child_env() -> dict[str, str]:
     env = dict(os.environ)
     if _THREADS:
         env.update({k: str(_THREADS) for k in THREAD_VARS})
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
-    res = subprocess.run([sys.executable, str(Path(__file__).resolve()), *args], env=env,
-                         cwd=ROOT, capture_output=True, text=True)
+    return env
+
+
+def _child(args: list[str]) -> dict[str, Any]:
+    res = subprocess.run([sys.executable, str(Path(__file__).resolve()), *args],
+                         env=_child_env(), cwd=ROOT, capture_output=True, text=True)
     if res.returncode != 0:
         raise RuntimeError(f"{' '.join(args)} failed:\n{res.stderr[-3000:]}")
     return json.loads(res.stdout.strip().splitlines()[-1])
@@ -116,6 +143,67 @@ def compare(models: list[str], rounds: int, log: Any = sys.stderr) -> dict[str, 
             print(f"round {r + 1}/{rounds} {m:12s} lucid {got['lucid']:9.2f} ms  "
                   f"torch {got['torch']:9.2f} ms  {got['lucid'] / got['torch']:6.2f}x",
                   file=log, flush=True)
+    return res
+
+
+class _Server:
+    """One framework's warm ``--serve`` process for one model."""
+
+    def __init__(self, fw: str, model: str, warm: int) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, str(Path(__file__).resolve()), "--serve", fw, model,
+             "--warm", str(warm)], env=_child_env(), cwd=ROOT, text=True,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.name = f"{fw} {model}"
+        self._read()
+
+    def _read(self) -> dict[str, Any]:
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline()
+        if not line:
+            err = self.proc.stderr.read() if self.proc.stderr is not None else ""
+            raise RuntimeError(f"{self.name} failed:\n{err[-3000:]}")
+        return json.loads(line)
+
+    def steps(self, warm: int, n: int) -> list[float]:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(f"{warm} {n}\n")
+        self.proc.stdin.flush()
+        return self._read()["ms"]
+
+    def close(self) -> None:
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()
+        self.proc.wait(timeout=60)
+
+
+PAUSE_S = 0.3  # before each batch: the other framework's spinning worker threads go idle
+
+
+def compare_interleaved(models: list[str], rounds: int, log: Any = sys.stderr
+                        ) -> dict[str, dict[str, Any]]:
+    """``compare``'s figures from one warm process per framework and model, alternating
+    batches of steps between the two (``--interleave``)."""
+    res: dict[str, dict[str, Any]] = {m: {"lucid": [], "torch": [], "ratio": []} for m in models}
+    for m in models:
+        warm, steps = STEPS.get(m, DEFAULT_STEPS)
+        batch, rewarm = max(1, steps // 2), min(warm, 2)
+        servers = {fw: _Server(fw, m, warm) for fw in FRAMEWORKS}  # started one after another
+        try:
+            for r in range(rounds):
+                got = {}
+                for fw in (FRAMEWORKS if r % 2 == 0 else FRAMEWORKS[::-1]):
+                    time.sleep(PAUSE_S)
+                    got[fw] = statistics.median(servers[fw].steps(rewarm, batch))
+                    res[m][fw].append(got[fw])
+                res[m]["ratio"].append(got["lucid"] / got["torch"])
+            print(f"{m:12s} {rounds} rounds of {batch} step(s): lucid "
+                  f"{statistics.median(res[m]['lucid']):9.2f} ms  torch "
+                  f"{statistics.median(res[m]['torch']):9.2f} ms  "
+                  f"{statistics.median(res[m]['ratio']):6.2f}x", file=log, flush=True)
+        finally:
+            for srv in servers.values():
+                srv.close()
     return res
 
 
@@ -159,20 +247,26 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--threads", type=int, default=None,
                    help="thread count for every pool of both frameworks (default: theirs)")
     p.add_argument("--json", metavar="PATH", help="also write the raw figures here")
+    p.add_argument("--interleave", action="store_true",
+                   help="alternate batches of steps between two warm processes per model")
     p.add_argument("--worker", nargs=2, metavar=("FRAMEWORK", "MODEL"), help=argparse.SUPPRESS)
     p.add_argument("--profile-worker", metavar="MODEL", help=argparse.SUPPRESS)
+    p.add_argument("--serve", nargs=2, metavar=("FRAMEWORK", "MODEL"), help=argparse.SUPPRESS)
     p.add_argument("--warm", type=int, default=DEFAULT_STEPS[0], help=argparse.SUPPRESS)
     p.add_argument("--steps", type=int, default=DEFAULT_STEPS[1], help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.worker:
         _worker(args.worker[0], args.worker[1], args.warm, args.steps)
         return 0
+    if args.serve:
+        _serve(args.serve[0], args.serve[1], args.warm)
+        return 0
     if args.profile_worker:
         _profile_worker(args.profile_worker, args.warm, args.steps, args.top)
         return 0
     global _THREADS
     _THREADS = args.threads
-    res = compare(args.models, args.rounds)
+    res = (compare_interleaved if args.interleave else compare)(args.models, args.rounds)
     print(table(res))
     if args.json:
         Path(args.json).write_text(json.dumps(res, indent=1))

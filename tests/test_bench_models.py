@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import importlib.util
 import math
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -58,3 +60,18 @@ def test_time_steps_and_unknown_model():
     assert len(ms) == 2 and all(np.isfinite(ms)) and min(ms) > 0
     with pytest.raises(ValueError, match="unknown model 'vgg'"):
         bench_models.make_step(lucid, "vgg")
+
+
+@pytest.mark.slow
+def test_compare_interleaved_runs_both_frameworks():
+    """``compare.py --interleave``: two warm processes, alternated batches, a ratio table."""
+    pytest.importorskip("torch")
+    script = _PATH.parent / "compare.py"
+    res = subprocess.run([sys.executable, str(script), "--interleave", "--rounds", "2",
+                          "--models", "mlp"], capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, res.stderr[-2000:]
+    row = next(line for line in res.stdout.splitlines() if line.startswith("mlp ("))
+    lucid_ms, torch_ms, ratio = row.split(")")[-1].split()
+    assert float(lucid_ms) > 0 and float(torch_ms) > 0
+    assert math.isclose(float(ratio.rstrip("x")), float(lucid_ms) / float(torch_ms), rel_tol=0.6)
+    assert "2 rounds of 4 step(s)" in res.stderr

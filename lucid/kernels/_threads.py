@@ -282,6 +282,8 @@ class BlasThreads:
         return self.ok
 
     def __enter__(self) -> None:
+        if not self.ready:  # entered before any ``available()``: find the library first
+            self._probe()
         with self.lock:
             if self.depth == 0:
                 self.prev = [int(g()) for _, g in self.libs]  # type: ignore[operator]

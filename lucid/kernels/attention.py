@@ -13,6 +13,14 @@ then per head
 go to numba's threads, each calling single-threaded BLAS (``ONE_BLAS_THREAD``, as conv).
 A row whose every score is -inf gives NaN weights, as torch's math path does.
 
+The output and the gradients of q, k and v take their input's memory order (``_like``), as
+torch's CPU flash attention does: for heads viewed out of a (B, L, H * D) projection they
+are laid out (B, L, H, D), so the usual ``y.transpose(1, 2).contiguous().view(B, L, C)``
+and the gradients' way back into the projection are views, not copies (four 0.5 MB copies
+per nanoGPT layer before). Each head's results are written from the thread's buffer.
+The softmax's running max is a branch-free select the compiler vectorises: the forward's
+softmax stage went from 0.29 to 0.17-0.24 ms of its ~1 ms.
+
 Measured, float32, nanoGPT's attention (16 x 4 heads, L = S = 64, D = 32, causal; q, k, v
 strided views), 2 busy cores, milliseconds, forward / backward, ranges over runs:
 
@@ -44,7 +52,8 @@ _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 @helper
 def _load(src, dst, scale):
-    """dst = src * scale for a 2-D (possibly strided) src into a C-contiguous dst."""
+    """dst = src * scale for 2-D arrays: a strided head view into a thread's C-contiguous
+    buffer, or a buffer out into a strided head of the result."""
     for i in range(src.shape[0]):
         s, d = src[i], dst[i]
         for j in range(s.shape[0]):
@@ -70,13 +79,15 @@ def _head_buffers(q, k, v):
 
 @helper
 def _softmax_row(row, n):
-    """row[:n] = softmax(row[:n]) in place, row[n:] = 0."""
+    """row[:n] = softmax(row[:n]) in place, row[n:] = 0.
+
+    The max skips NaN (a branch-free select the compiler vectorizes); a NaN score still
+    makes its whole row NaN through the sum, as torch's math path does."""
     zero = row.dtype.type(0)
     mx = row[0]
     for j in range(1, n):
         v = row[j]
-        if v > mx or v != v:
-            mx = v
+        mx = v if v > mx else mx
     s = zero
     for j in range(n):
         e = fast_exp(row[j] - mx)
@@ -99,11 +110,13 @@ def _attn_fwd(q, k, v, bias, has_bias, causal, scale, out, attn, nt):
             softmax over each row of a;  out[i] = a @ vb (BLAS)
     """
     B, H, L = q.shape[:3]
-    S = k.shape[2]
+    S, Dv = k.shape[2], v.shape[3]
     sc = q.dtype.type(scale)
+    one = q.dtype.type(1)
     BH = B * H
     for t in prange(nt):
         qb, kb, vb = _head_buffers(q, k, v)
+        ob = np.empty((L, Dv), q.dtype)
         for i in range(t * BH // nt, (t + 1) * BH // nt):
             b, h = i // H, i % H
             _load_head(q, k, v, b, h, sc, qb, kb, vb)
@@ -116,7 +129,8 @@ def _attn_fwd(q, k, v, bias, has_bias, causal, scale, out, attn, nt):
                     for j in range(S):
                         row[j] += br[j]
                 _softmax_row(row, min(r + 1, S) if causal else S)
-            np.dot(a, vb, out[b, h])
+            np.dot(a, vb, ob)
+            _load(ob, out[b, h], one)
 
 
 def _attn_bwd(q, k, v, attn, g, scale, gq, gk, gv, nt):
@@ -137,12 +151,14 @@ def _attn_bwd(q, k, v, attn, g, scale, gq, gk, gv, nt):
         qb, kb, vb = _head_buffers(q, k, v)
         gb = np.empty((L, Dv), q.dtype)
         ds = np.empty((L, S), q.dtype)
+        qd, kd, vd = _head_buffers(q, k, v)
         for i in range(t * BH // nt, (t + 1) * BH // nt):
             b, h = i // H, i % H
             _load_head(q, k, v, b, h, sc, qb, kb, vb)
             _load(g[b, h], gb, one)
             a = attn[b, h]
-            np.dot(a.T, gb, gv[b, h])
+            np.dot(a.T, gb, vd)
+            _load(vd, gv[b, h], one)
             np.dot(gb, vb.T, ds)
             for r in range(L):
                 ar, dr = a[r], ds[r]
@@ -151,23 +167,30 @@ def _attn_bwd(q, k, v, attn, g, scale, gq, gk, gv, nt):
                     acc += ar[j] * dr[j]
                 for j in range(S):
                     dr[j] = ar[j] * (dr[j] - acc)
-            gqi = gq[b, h]
-            np.dot(ds, kb, gqi)
-            for r in range(L):
-                row = gqi[r]
-                for j in range(D):
-                    row[j] *= sc
-            np.dot(ds.T, qb, gk[b, h])
+            np.dot(ds, kb, qd)
+            _load(qd, gq[b, h], sc)
+            np.dot(ds.T, qb, kd)
+            _load(kd, gk[b, h], one)
 
 
 def _sig_fwd(T):
     a4, c4 = T[:, :, :, :], T[:, :, :, ::1]
-    return (a4, a4, a4, a4, nbt.boolean, nbt.boolean, nbt.float64, c4, c4, nbt.int64)
+    return (a4, a4, a4, a4, nbt.boolean, nbt.boolean, nbt.float64, a4, c4, nbt.int64)
 
 
 def _sig_bwd(T):
     a4, c4 = T[:, :, :, :], T[:, :, :, ::1]
-    return (a4, a4, a4, c4, a4, nbt.float64, c4, c4, c4, nbt.int64)
+    return (a4, a4, a4, c4, a4, nbt.float64, a4, a4, a4, nbt.int64)
+
+
+def _like(x: np.ndarray, last: int) -> np.ndarray:
+    """An empty (B, H, rows, last) array in ``x``'s memory order: (B, rows, H, last) when x is
+    a head view of a (B, rows, H * D) projection (as torch's CPU flash attention returns),
+    so ``transpose(1, 2).reshape(B, rows, H * last)`` is free; else C-contiguous."""
+    B, H, n = x.shape[:3]
+    if H > 1 and n > 1 and x.strides[1] < x.strides[2]:
+        return np.empty((B, n, H, last), x.dtype).transpose(0, 2, 1, 3)
+    return np.empty((B, H, n, last), x.dtype)
 
 
 FWD = dual(_attn_fwd, signatures=[_sig_fwd])
@@ -198,7 +221,7 @@ def attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, bias: np.ndarray | No
     S, Dv = k.shape[2], v.shape[3]
     if k.shape[:2] != (B, H) or v.shape[:3] != (B, H, S) or k.shape[3] != D:
         return None
-    out = np.empty((B, H, L, Dv), q.dtype)
+    out = _like(q, Dv)
     attn = np.empty((B, H, L, S), q.dtype)
     if out.size == 0 or attn.size == 0 or D == 0:
         return None
@@ -224,9 +247,7 @@ def attention_backward(q: np.ndarray, k: np.ndarray, v: np.ndarray, attn: np.nda
         return None
     B, H, L, D = q.shape
     S, Dv = k.shape[2], v.shape[3]
-    gq = np.empty((B, H, L, D), q.dtype)
-    gk = np.empty((B, H, S, D), q.dtype)
-    gv = np.empty((B, H, S, Dv), q.dtype)
+    gq, gk, gv = _like(q, D), _like(k, D), _like(v, Dv)
     nt = _split(B * H, B * H * L * S * (2 * D + 2 * Dv) // 8)
     launch(BWD, nt, q, k, v, attn, g, float(scale), gq, gk, gv)
     return gq, gk, gv
