@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import lucid
 from lucid.backend._nn_ref import NnReference as R
 from lucid.kernels import attention as A
 
@@ -98,3 +99,29 @@ def test_attention_kernels_decline_other_inputs() -> None:
     assert A.attention(q, q.astype(np.float64), q, None, 1.0, False) is None
     assert A.attention(q[0], q[0], q[0], None, 1.0, False) is None  # 3-D: the backend reshapes
     assert A.attention(q[..., :0], q[..., :0], q, None, 1.0, False) is None  # D = 0
+
+
+@pytest.mark.parametrize("strided", [False, True])
+def test_attention_results_take_the_inputs_memory_order(rng, strided) -> None:
+    """Heads viewed out of a (B, L, H*D) projection give (B, L, H, D)-ordered results (as
+    torch's CPU attention), so transposing back is free; contiguous heads stay contiguous."""
+    q, k, v = _qkv(rng, 2, 3, 5, 5, 4, 4, np.float32, strided)
+    out, a = A.attention(q, k, v, None, 0.5, True)
+    gq, gk, gv = A.attention_backward(q, k, v, a, np.ones_like(out), 0.5)
+    for x in (out, gq, gk, gv):
+        assert x.flags.c_contiguous is not strided
+        assert x.transpose(0, 2, 1, 3).flags.c_contiguous is strided
+
+
+def test_sdpa_output_strides_match_torch(rng) -> None:
+    """``scaled_dot_product_attention`` on heads of a fused projection: lucid's output is
+    laid out as torch's, and equal to it."""
+    torch = pytest.importorskip("torch")
+    x = rng.standard_normal((2, 6, 3, 4, 8)).astype(np.float32)  # (B, L, q/k/v, H, D)
+    outs = []
+    for fw, xt in ((lucid, lucid.tensor(x)), (torch, torch.from_numpy(x))):
+        q, k, v = (xt[:, :, i].transpose(1, 2) for i in range(3))
+        out = fw.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+        assert not out.is_contiguous() and out.transpose(1, 2).is_contiguous(), fw.__name__
+        outs.append(out.numpy())
+    np.testing.assert_allclose(outs[0], outs[1], rtol=1e-5, atol=1e-6)
