@@ -5,11 +5,13 @@ kernels, the "gpu" backend with MLX."""
 from __future__ import annotations
 
 import math
+from types import ModuleType
 from typing import Any
 
 import numpy as np
 
 from ..kernels._splitmix import GOLDEN, MIX1, MIX2, threshold
+from . import _rnn_ref
 
 Array = np.ndarray
 
@@ -45,6 +47,13 @@ class NnReference:
         """Dropout's multiplier of ``shape`` (0 or ``1 / (1 - p)``, p < 1) in dtype ``d``
         from one seed drawn from ``gen``; the same values on every backend."""
         return self.from_numpy(dropout_scale_host(shape, draw_seed(gen), p, d.np))  # type: ignore[attr-defined]
+
+    @staticmethod
+    def rnn_steps(dt: np.dtype) -> tuple[ModuleType, ModuleType | None]:
+        """What ``_rnn_loop`` runs a recurrent layer of host ``dt`` arrays with: the per-step
+        gate functions, and whole-sequence kernels (or None). The reference: its numpy steps,
+        every GEMM on numpy's threads."""
+        return _rnn_ref, None
 
     # ---- fused nn ops: softmax, cross-entropy, batch/layer norm (ops/activation, loss, norm) --
     @staticmethod

@@ -7,6 +7,7 @@ inherited numpy path, so results never depend on which path ran beyond float rou
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -20,6 +21,8 @@ from ..kernels import matmul as _mm
 from ..kernels import norm as _nk
 from ..kernels import random as _rand
 from ..kernels import reduce as _red
+from ..kernels import rnn as _rnn_steps
+from ..kernels import rnn_seq as _rnn_seq
 from ..kernels import softmax as _sm
 from . import _cpu_optim
 from ._nn_ref import draw_seed, dropout_scale_host
@@ -116,6 +119,12 @@ class CpuBackend(NumpyBackend):
     # dropout's mask in one parallel pass (kernels/random.py): a 32x64x512 float32 mask
     # 6.7 ms through numpy's Generator.random, compare, astype and multiply
     dropout_scale = staticmethod(host_dropout_scale)
+
+    # recurrent layers: numba step kernels, whole LSTM/GRU sequences in one call, and small
+    # per-step GEMMs on one BLAS thread (backend/_rnn_loop.py has the figures)
+    @staticmethod
+    def rnn_steps(dt: np.dtype) -> tuple[ModuleType, ModuleType | None]:
+        return (_rnn_steps, _rnn_seq) if np.dtype(dt) in _F else NumpyBackend.rnn_steps(dt)
 
     # leaky ReLU in one pass (kernels/activation.py) instead of numpy's compare/multiply/where
     @staticmethod

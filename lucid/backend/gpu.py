@@ -47,6 +47,7 @@ Host round trips, and why:
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -69,6 +70,14 @@ from ._gpu_common import (
 from ._gpu_state import GpuState
 
 Array = mx.array
+
+
+def _host() -> ModuleType:
+    """The "cpu" backend module, whose numba kernels serve the few ops "gpu" runs on host
+    arrays (dropout's mask, recurrent layers)."""
+    from . import cpu  # NOTE: numba loads at the first such op, not with MLX
+
+    return cpu
 
 
 def _ax(axis: Any) -> Any:
@@ -223,9 +232,12 @@ class GpuBackend(GpuState):
 
     def dropout_scale(self, gen: np.random.Generator, shape: tuple[int, ...], p: float,
                       d: _dtype.dtype) -> Array:
-        from .cpu import host_dropout_scale  # NOTE: numba loads at the first dropout, not with MLX
+        return self.from_numpy(_host().host_dropout_scale(gen, shape, p, d))
 
-        return self.from_numpy(host_dropout_scale(gen, shape, p, d))
+    @staticmethod
+    def rnn_steps(dt: np.dtype) -> tuple[ModuleType, ModuleType | None]:
+        """Recurrent layers run on host arrays with the "cpu" kernels (ops/rnn.py converts)."""
+        return _host().CpuBackend.rnn_steps(dt)
 
     # ---- elementwise --------------------------------------------------------------------
     add = staticmethod(mx.add)

@@ -2,8 +2,8 @@
 the hidden-to-hidden GEMM in BLAS and the gate math fused per step, keeps the gate activations,
 and runs backward through time in the same op (``lucid.backend._rnn_loop``).
 
-"cpu" steps through numba kernels, "numpy" through the numpy reference, and "gpu" converts to
-host arrays, runs the kernels and converts back.
+The backend names the steps (``rnn_steps``): "cpu" numba kernels, "numpy" the numpy reference;
+"gpu" converts to host arrays, runs the "cpu" kernels and converts back.
 """
 
 from __future__ import annotations
@@ -14,13 +14,11 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.function import Op
-from ..backend import _rnn_loop, _rnn_ref
+from ..backend import _rnn_loop
 from . import matmul as _mm
 from . import movement as _mv
 
 __all__ = ["recurrence", "gather_rows"]
-
-_KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 class Recurrence(Op):
@@ -32,11 +30,10 @@ class Recurrence(Op):
         self.host = host = be.name not in ("cpu", "numpy")
         conv = be.to_numpy if host else _same
         arrs = [None if a is None else conv(a) for a in (gx, h0, c0, w_hh, b_hh, w_hr)]
-        kern = be.name != "numpy" and arrs[0].dtype in _KERNEL_DTYPES
-        self.steps = _step_kernels() if kern else _rnn_ref
+        self.steps, seq = be.rnn_steps(arrs[0].dtype)
+        # the kernel backends also hold small per-step GEMMs to one BLAS thread
         y, self.st = _rnn_loop.forward(self.steps, mode, *arrs, batch_sizes, reverse,
-                                       single_blas=be.name != "numpy",
-                                       seq=_sequence_kernels() if kern else None)
+                                       single_blas=seq is not None, seq=seq)
         saved = tuple(a for a in (h0, c0, w_hh, b_hh, w_hr) if a is not None)
         out = be.from_numpy(y) if host else y
         # NOTE: without a cell, y is the state sequence the backward reads: cover it too
@@ -100,17 +97,6 @@ class Recurrence(Op):
 def _same(a: Any) -> Any:
     return a
 
-
-def _step_kernels() -> Any:
-    from ..kernels import rnn as k  # NOTE: numba loads on first use, not at import
-
-    return k
-
-
-def _sequence_kernels() -> Any:
-    from ..kernels import rnn_seq as k  # NOTE: numba loads on first use, not at import
-
-    return k
 
 
 class RowGather(Op):

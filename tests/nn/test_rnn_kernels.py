@@ -10,7 +10,7 @@ import pytest
 import lucid
 from lucid.backend import _rnn_ref
 from lucid.kernels import _jit
-from lucid.ops import rnn as rnn_ops
+from lucid.kernels import rnn as rnn_k
 from lucid.ops.rnn import recurrence
 
 
@@ -38,7 +38,7 @@ def _step_args(name: str, n: int, h: int, dtype: type, rng: np.random.Generator)
 @pytest.mark.parametrize("name", ["lstm_fwd", "lstm_bwd", "gru_fwd", "gru_bwd", "rnn_fwd",
                                   "rnn_bwd"])
 def test_step_kernels_match_numpy_reference(name, dtype) -> None:
-    kern = getattr(rnn_ops._step_kernels(), name)
+    kern = getattr(rnn_k, name)
     runs = []
     for fn in (kern, getattr(_rnn_ref, name)):
         args = _step_args(name, 3, 5, dtype, np.random.default_rng(5))
@@ -77,7 +77,7 @@ def test_recurrence_gradcheck(mode, reverse, sizes) -> None:
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_kernel_sigmoid_and_tanh_accuracy(dtype) -> None:
-    k = rnn_ops._step_kernels()
+    k = rnn_k
     x = np.concatenate([np.linspace(-30, 30, 6001), np.logspace(-30, 0, 301),
                         [-1e4, -800.0, 0.0, -0.0, 800.0, 1e4, np.inf, -np.inf, np.nan]])
     x = x.astype(dtype)[None, :]
