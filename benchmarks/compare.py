@@ -34,6 +34,7 @@ import statistics
 import subprocess
 import sys
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -127,19 +128,34 @@ def _child(args: list[str]) -> dict[str, Any]:
 # --------------------------------------------------------------------------- driver
 
 
+def _results(models: list[str]) -> dict[str, dict[str, Any]]:
+    return {m: {"lucid": [], "torch": [], "ratio": []} for m in models}
+
+
+def _round(record: dict[str, Any], r: int, measure: Any) -> dict[str, float]:
+    """One round of one model: ``measure(fw)`` (a median ms) for both frameworks, the order
+    alternating with ``r``; appends both and their ratio to ``record``."""
+    got = {}
+    for fw in (FRAMEWORKS if r % 2 == 0 else FRAMEWORKS[::-1]):
+        got[fw] = measure(fw)
+        record[fw].append(got[fw])
+    record["ratio"].append(got["lucid"] / got["torch"])
+    return got
+
+
+def _fresh_ms(fw: str, model: str, warm: int, steps: int) -> float:
+    """Median step of ``steps`` timed ones in a fresh interpreter."""
+    return statistics.median(_child(["--worker", fw, model, "--warm", str(warm), "--steps",
+                                     str(steps)])["ms"])
+
+
 def compare(models: list[str], rounds: int, log: Any = sys.stderr) -> dict[str, dict[str, Any]]:
     """Per model: per-round median ms for each framework and the per-round ratios."""
-    res: dict[str, dict[str, Any]] = {m: {"lucid": [], "torch": [], "ratio": []} for m in models}
+    res = _results(models)
     for r in range(rounds):
-        order = FRAMEWORKS if r % 2 == 0 else FRAMEWORKS[::-1]
         for m in models:
             warm, steps = STEPS.get(m, DEFAULT_STEPS)
-            got = {}
-            for fw in order:
-                got[fw] = statistics.median(
-                    _child(["--worker", fw, m, "--warm", str(warm), "--steps", str(steps)])["ms"])
-                res[m][fw].append(got[fw])
-            res[m]["ratio"].append(got["lucid"] / got["torch"])
+            got = _round(res[m], r, partial(_fresh_ms, model=m, warm=warm, steps=steps))
             print(f"round {r + 1}/{rounds} {m:12s} lucid {got['lucid']:9.2f} ms  "
                   f"torch {got['torch']:9.2f} ms  {got['lucid'] / got['torch']:6.2f}x",
                   file=log, flush=True)
@@ -180,23 +196,25 @@ class _Server:
 PAUSE_S = 0.3  # before each batch: the other framework's spinning worker threads go idle
 
 
+def _batch_ms(servers: dict[str, _Server], warm: int, n: int, fw: str) -> float:
+    """Median of ``n`` timed steps in ``fw``'s warm process, after a pause and ``warm``
+    untimed steps."""
+    time.sleep(PAUSE_S)
+    return statistics.median(servers[fw].steps(warm, n))
+
+
 def compare_interleaved(models: list[str], rounds: int, log: Any = sys.stderr
                         ) -> dict[str, dict[str, Any]]:
     """``compare``'s figures from one warm process per framework and model, alternating
     batches of steps between the two (``--interleave``)."""
-    res: dict[str, dict[str, Any]] = {m: {"lucid": [], "torch": [], "ratio": []} for m in models}
+    res = _results(models)
     for m in models:
         warm, steps = STEPS.get(m, DEFAULT_STEPS)
         batch, rewarm = max(1, steps // 2), min(warm, 2)
         servers = {fw: _Server(fw, m, warm) for fw in FRAMEWORKS}  # started one after another
         try:
             for r in range(rounds):
-                got = {}
-                for fw in (FRAMEWORKS if r % 2 == 0 else FRAMEWORKS[::-1]):
-                    time.sleep(PAUSE_S)
-                    got[fw] = statistics.median(servers[fw].steps(rewarm, batch))
-                    res[m][fw].append(got[fw])
-                res[m]["ratio"].append(got["lucid"] / got["torch"])
+                _round(res[m], r, partial(_batch_ms, servers, rewarm, batch))
             print(f"{m:12s} {rounds} rounds of {batch} step(s): lucid "
                   f"{statistics.median(res[m]['lucid']):9.2f} ms  torch "
                   f"{statistics.median(res[m]['torch']):9.2f} ms  "
