@@ -33,6 +33,7 @@ import pstats
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from functools import partial
 from pathlib import Path
@@ -166,10 +167,12 @@ class _Server:
     """One framework's warm ``--serve`` process for one model."""
 
     def __init__(self, fw: str, model: str, warm: int) -> None:
+        # stderr to a file: an unread pipe would block a child that writes more than it holds
+        self.err = tempfile.TemporaryFile("w+")
         self.proc = subprocess.Popen(
             [sys.executable, str(Path(__file__).resolve()), "--serve", fw, model,
              "--warm", str(warm)], env=_child_env(), cwd=ROOT, text=True,
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.err)
         self.name = f"{fw} {model}"
         self._read()
 
@@ -177,7 +180,9 @@ class _Server:
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline()
         if not line:
-            err = self.proc.stderr.read() if self.proc.stderr is not None else ""
+            self.proc.wait(timeout=60)
+            self.err.seek(0)
+            err = self.err.read()
             raise RuntimeError(f"{self.name} failed:\n{err[-3000:]}")
         return json.loads(line)
 
@@ -191,6 +196,7 @@ class _Server:
         if self.proc.stdin is not None:
             self.proc.stdin.close()
         self.proc.wait(timeout=60)
+        self.err.close()
 
 
 PAUSE_S = 0.3  # before each batch: the other framework's spinning worker threads go idle
