@@ -26,9 +26,10 @@ def _inputs(rng, t, b, h, dtype, gates):
 @pytest.mark.parametrize("reverse", [False, True])
 @pytest.mark.parametrize("bias", [True, False])
 @pytest.mark.parametrize("mode", ["LSTM", "GRU"])
-def test_matches_the_step_loop(monkeypatch, dtype, tol, nt, reverse, bias, mode) -> None:
+@pytest.mark.parametrize("b_len", [3, 9, S.SMALL_ROWS])  # rows of 4 + a rest; BLAS's path
+def test_matches_the_step_loop(monkeypatch, dtype, tol, nt, reverse, bias, mode, b_len) -> None:
     rng = np.random.default_rng(nt + 2 * reverse)
-    t_len, b_len, hsz = 6, 3, 6
+    t_len, hsz = 6, 6
     gx, h0, c0, w, b = _inputs(rng, t_len, b_len, hsz, dtype, S.GATES[mode])
     b = b if bias else None
     y0, s0 = _rnn_loop.forward(_rnn_ref, mode, gx, h0, c0, w, b, None, None, reverse)
@@ -44,6 +45,19 @@ def test_matches_the_step_loop(monkeypatch, dtype, tol, nt, reverse, bias, mode)
             assert c is None, name
         else:
             np.testing.assert_allclose(c, a, rtol=tol, atol=tol, err_msg=name)
+
+
+@pytest.mark.parametrize("m, k, n", [(1, 5, 3), (4, 7, 2), (7, 16, 5), (20, 200, 400),
+                                     (21, 33, 9), (0, 4, 4), (3, 0, 2)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_small_row_product_matches_numpy(rng, m, k, n, dtype) -> None:
+    a = rng.standard_normal((m, k)).astype(dtype)
+    b = rng.standard_normal((n, k)).astype(dtype)
+    c = np.full((m, n), np.nan, dtype)
+    S._abt(a, b, c)
+    want = a.astype(np.float64) @ b.astype(np.float64).T
+    tol = 1e-12 if dtype == np.float64 else 1e-5 * max(k, 1) ** 0.5
+    np.testing.assert_allclose(c, want, rtol=tol, atol=tol)
 
 
 def test_gate_permutation_round_trips() -> None:
