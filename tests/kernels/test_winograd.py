@@ -134,3 +134,19 @@ def test_conv2d_layer_on_winograd_matches_torch(rng) -> None:
     np.testing.assert_allclose(lx.grad.numpy(), tx.grad.numpy(), rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(lconv.weight.grad.numpy(), tconv.weight.grad.numpy(),
                                rtol=1e-4, atol=1e-3)
+
+
+def test_conv2d_gradcheck_through_winograd(rng, monkeypatch) -> None:
+    """float64 central differences through F.conv2d on the Winograd path (every pass)."""
+    monkeypatch.setattr(W, "MIN_CHANNELS_GRAD_INPUT", 16)
+    calls: list[str] = []
+    for name in ("forward", "grad_input", "grad_weight"):
+        real = getattr(W, name)
+        monkeypatch.setattr(W, name, lambda *a, _r=real, _n=name: calls.append(_n) or _r(*a))
+    x = lucid.tensor(rng.standard_normal((1, 16, 8, 8)), requires_grad=True)
+    w = lucid.tensor(rng.standard_normal((16, 16, 3, 3)) * 0.2, requires_grad=True)
+    b = lucid.tensor(rng.standard_normal(16), requires_grad=True)
+    r = lucid.tensor(rng.standard_normal((1, 16, 8, 8)))
+    fn = lambda x, w, b: (lucid.nn.functional.conv2d(x, w, b, padding=1) * r).sum()  # noqa: E731
+    assert lucid.autograd.gradcheck(fn, (x, w, b), atol=1e-6, rtol=1e-5)
+    assert {"forward", "grad_input", "grad_weight"} <= set(calls)
