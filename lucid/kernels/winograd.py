@@ -43,16 +43,23 @@ BLOCK_TILES = 256
 
 # When this path is taken, from paired runs against the im2col kernels (float32, batch 32,
 # 2 cores, padding 1; ms im2col -> Winograd, forward / grad input / grad weight):
-#     64 ch 32x32    23.2 -> 15.0 / 24.3 -> 19.9 / 22.7 -> 14.8
+#     64 ch 32x32    27.2 -> 18.7 / 23.5 -> 18.8 / 27.1 -> 18.9
 #    128 ch 16x16    23.6 -> 16.9 / 24.7 -> 17.7 / 22.7 -> 19.5
-#    256 ch  8x8     20.0 -> 16.1 / 24.3 -> 21.4 / 19.3 -> 16.7
-#    512 ch  4x4     32.6 -> 29.7 / 20.2 -> 20.9 / 23.3 -> 29.5   (4 tiles per image: no)
-#     16 -> 32 ch 14x14 (batch 64)  2.2 -> 1.9 / 2.3 -> 2.4 / 3.2 -> 3.0
-#     32 ch 16x16    2.3 -> 1.9 / 1.8 -> 2.0 / 2.3 -> 2.1
-# Maps under 8x8 outputs give too few tiles per GEMM; below 64 channels grad input loses.
+#    256 ch  8x8     21.5 -> 14.9 / 21.8 -> 14.6 / 22.3 -> 17.1
+#    512 ch  4x4     20.2 -> 15.9 / 19.8 -> 16.7 / 22.5 -> 18.8
+#    256 ch  4x4      5.8 ->  4.9 /  5.5 ->  4.9 /  6.2 ->  5.6
+#    128 ch  4x4      1.8 ->  1.7 /  1.7 ->  1.7 /  1.9 ->  1.9   (no)
+#     64 ch  4x4      0.7 ->  0.8 /  0.6 ->  0.8 /  0.7 ->  0.9   (no)
+#    512 ch  2x2 (batch 8: one tile per image)  2.3 -> 6.1 / 3.2 -> 6.8 / 5.5 -> 8.4   (no)
+#     16 -> 32 ch 14x14 (batch 64)  2.6 -> 2.6 / 2.8 -> 3.2 / 3.0 -> 3.0
+#     16 ch 32x32     4.1 -> 4.1 / 3.3 -> 4.1 / 4.1 -> 4.1   (grad input: no)
+# Maps of 8x8 outputs and more pay from 16 channels (grad input from 64); 4x4 maps give 4
+# tiles per image and pay only with wide layers.
 MIN_CHANNELS = 16
 MIN_CHANNELS_GRAD_INPUT = 64
 MIN_OUTPUTS = 64
+MIN_OUTPUTS_WIDE = 16
+WIDE = 256
 
 # Floats between the 16 tile-position planes of a block's buffers: planes a power of two
 # apart put the transforms' 16 streams in one cache set (measured 2-3x slower transforms).
@@ -74,7 +81,8 @@ def applies(w_shape: tuple[int, ...], stride: tuple[int, int], padding: Pads,
             and min(w_shape[0], w_shape[1]) >= least
             and all(0 <= p <= 2 for p in (pt, pb, pl, pr))
             and out_hw[0] == in_hw[0] + pt + pb - 2 and out_hw[1] == in_hw[1] + pl + pr - 2
-            and out_hw[0] * out_hw[1] >= MIN_OUTPUTS)
+            and out_hw[0] * out_hw[1] >= (MIN_OUTPUTS_WIDE if min(w_shape[:2]) >= WIDE
+                                          else MIN_OUTPUTS))
 
 
 # --------------------------------------------------------------------------- transforms
@@ -275,49 +283,61 @@ def _grad_weight(x, gy, acc, pt, pl, nb, nt):
                             di[j] += ti[j]
 
 
+@helper
+def _col(g0, g1, g2, h):
+    """(G g): the 4 rows of one column (g0, g1, g2) of a 3x3 tile."""
+    return g0, h * (g0 + g1 + g2), h * (g0 - g1 + g2), g2
+
+
 def _weights(w, U, flip):
     """U[4i + j, k, c] = (G w[k, c] G^T)[i, j];  with ``flip``, U[4i + j, c, k] from w[k, c]
-    turned by 180 degrees (grad input's weights: channels swapped, taps reversed)."""
+    turned by 180 degrees (grad input's weights: channels swapped, taps reversed).
+
+    Each row r of U's 16 planes is built in a padded buffer and copied out whole: writing the
+    16 planes element by element (16 streams a power of two apart) took 7 ms of a 512 x 512
+    layer's forward."""
     R, S = U.shape[1], U.shape[2]
     h = w.dtype.type(0.5)
     for r in prange(R):
+        buf = np.empty((16, S + PAD), w.dtype)
         t = np.empty((4, 3), w.dtype)
-        g = np.empty((3, 3), w.dtype)
         for c in range(S):
-            if flip:
-                src = w[c, r]
-                for i in range(3):
-                    for j in range(3):
-                        g[i, j] = src[2 - i, 2 - j]
-            else:
-                g[:] = w[r, c]
+            g = w[c, r] if flip else w[r, c]
             for j in range(3):
-                t[0, j] = g[0, j]
-                t[1, j] = h * (g[0, j] + g[1, j] + g[2, j])
-                t[2, j] = h * (g[0, j] - g[1, j] + g[2, j])
-                t[3, j] = g[2, j]
+                jj = 2 - j if flip else j
+                if flip:
+                    a0, a1, a2, a3 = _col(g[2, jj], g[1, jj], g[0, jj], h)
+                else:
+                    a0, a1, a2, a3 = _col(g[0, jj], g[1, jj], g[2, jj], h)
+                t[0, j], t[1, j], t[2, j], t[3, j] = a0, a1, a2, a3
             for i in range(4):
-                U[4 * i, r, c] = t[i, 0]
-                U[4 * i + 1, r, c] = h * (t[i, 0] + t[i, 1] + t[i, 2])
-                U[4 * i + 2, r, c] = h * (t[i, 0] - t[i, 1] + t[i, 2])
-                U[4 * i + 3, r, c] = t[i, 2]
+                b0, b1, b2, b3 = _col(t[i, 0], t[i, 1], t[i, 2], h)
+                buf[4 * i, c] = b0
+                buf[4 * i + 1, c] = b1
+                buf[4 * i + 2, c] = b2
+                buf[4 * i + 3, c] = b3
+        for q in range(16):
+            U[q, r, :] = buf[q, :S]
 
 
 def _weights_back(acc, dw):
-    """dw[k, c] = G^T M G with M = sum over t of acc[t, :, k, c] (16 positions as 4x4)."""
+    """dw[k, c] = G^T M G with M = sum over t of acc[t, :, k, c] (16 positions as 4x4);
+    row k of the 16 planes is summed into a padded buffer first (see ``_weights``)."""
     K, C = dw.shape[0], dw.shape[1]
     h = dw.dtype.type(0.5)
     for k in prange(K):
         t = np.empty((3, 4), dw.dtype)
-        m = np.empty(16, dw.dtype)
+        buf = np.empty((16, C + PAD), dw.dtype)
+        for q in range(16):
+            row = buf[q, :C]
+            row[:] = acc[0, q, k]
+            for p in range(1, acc.shape[0]):
+                src = acc[p, q, k]
+                for c in range(C):
+                    row[c] += src[c]
         for c in range(C):
-            for s in range(16):
-                v = acc[0, s, k, c]
-                for q in range(1, acc.shape[0]):
-                    v += acc[q, s, k, c]
-                m[s] = v
             for j in range(4):
-                m0, m1, m2, m3 = m[j], m[4 + j], m[8 + j], m[12 + j]
+                m0, m1, m2, m3 = buf[j, c], buf[4 + j, c], buf[8 + j, c], buf[12 + j, c]
                 t[0, j] = m0 + h * (m1 + m2)
                 t[1, j] = h * (m1 - m2)
                 t[2, j] = h * (m1 + m2) + m3
