@@ -387,7 +387,7 @@ def _block(n: int, nt: int, tiles: int) -> int:
     return max(1, min(-(-BLOCK_TILES // max(tiles, 1)), -(-n // nt)))
 
 
-def _run2(pair: tuple, n: int, *args: object) -> None:
+def _run_sized(pair: tuple, n: int, *args: object) -> None:
     """The parallel build of an elementwise-sized kernel over n items when it pays."""
     ser, par = pair
     (par if use_parallel(n, "elementwise") else ser)(*args)
@@ -397,7 +397,7 @@ def _transform_weights(w: np.ndarray, flip: bool = False) -> np.ndarray:
     """(16, K, C) transformed weights; (16, C, K) of the turned weights with ``flip``."""
     K, C = w.shape[0], w.shape[1]
     U = np.empty((16, C, K) if flip else (16, K, C), w.dtype)
-    _run2(WEIGHTS, 16 * K * C, np.ascontiguousarray(w), U, flip)
+    _run_sized(WEIGHTS, 16 * K * C, np.ascontiguousarray(w), U, flip)
     return U
 
 
@@ -451,5 +451,5 @@ def grad_weight(x: np.ndarray, gy: np.ndarray, padding: Pads) -> np.ndarray:
     launch(GRAD_WEIGHT, nt, np.ascontiguousarray(x), np.ascontiguousarray(gy), acc, pt, pl,
            _block(n, nt, tiles))
     dw = np.empty((k, c, 3, 3), x.dtype)
-    _run2(WEIGHTS_BACK, 16 * k * c * nt, acc, dw)
+    _run_sized(WEIGHTS_BACK, 16 * k * c * nt, acc, dw)
     return dw
