@@ -120,8 +120,9 @@ class CpuBackend(NumpyBackend):
     # 6.7 ms through numpy's Generator.random, compare, astype and multiply
     dropout_scale = staticmethod(host_dropout_scale)
 
-    # recurrent layers: numba step kernels, whole LSTM/GRU sequences in one call, and small
-    # per-step GEMMs on one BLAS thread (backend/_rnn_loop.py has the figures)
+    # recurrent layers: numba step kernels and whole LSTM/GRU sequences in one call, whose
+    # per-step products of small batches run in numba (kernels/rnn_seq.py and
+    # backend/_rnn_loop.py have the figures)
     @staticmethod
     def rnn_steps(dt: np.dtype) -> tuple[ModuleType, ModuleType | None]:
         return (_rnn_steps, _rnn_seq) if np.dtype(dt) in _F else NumpyBackend.rnn_steps(dt)

@@ -34,15 +34,13 @@ through ``np.dot``, 18.5 us as an i-k-j loop.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 from numba import prange
 from numba.core import types as nbt
 
 from ._chunks import launch
+from ._chunks import split as _split
 from ._jit import dual, helper
-from ._threads import ONE_BLAS_THREAD as _BLAS
-from ._threads import use_parallel
 from ._vmath import fast_exp
 
 __all__ = ["attention", "attention_backward"]
@@ -201,13 +199,6 @@ def _ok(*xs: np.ndarray) -> bool:
     d = xs[0].dtype
     return d in _FLOATS and all(type(x) is np.ndarray and x.dtype == d and x.ndim == 4
                                 for x in xs)
-
-
-def _split(bh: int, work: int) -> int:
-    """Chunks of heads (1 = serial build, BLAS keeps its threads)."""
-    if bh < 2 or not use_parallel(work, "elementwise") or not _BLAS.available():
-        return 1
-    return min(numba.get_num_threads(), bh)
 
 
 def attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, bias: np.ndarray | None,

@@ -54,15 +54,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numba
 import numpy as np
 
 from . import _conv_kernels as K
 from . import winograd
 from ._chunks import launch
+from ._chunks import split as _split
 from ._geometry import conv_output_size
-from ._threads import ONE_BLAS_THREAD as _BLAS
-from ._threads import PARALLEL_LOCK, use_parallel
+from ._threads import PARALLEL_LOCK
 
 __all__ = [
     "conv2d",
@@ -94,21 +93,6 @@ def _check_stride(stride: Sequence[int]) -> None:
 def _work(n: int, oc: int, oh: int, ow: int, cg: int, kh: int, kw: int) -> int:
     # multiply-adds / 8: a parallel build pays from ~2M multiply-adds (~0.2 ms serial)
     return n * oc * oh * ow * cg * kh * kw // 8
-
-
-# Images are split into one contiguous chunk per thread. Handing out 4 chunks per thread
-# dynamically (numba's parallel chunk size 1) measured the same on the "omp" layer (10.98 vs
-# 11.16 ms, 16->32 forward + backward) and slower on "workqueue" (13.2 vs 11.7 ms).
-CHUNKS_PER_THREAD = 1
-
-
-def _split(n_items: int, work: int, blas: bool = True) -> int:
-    """Number of chunks the images are split into (1 = serial build, BLAS keeps its threads)."""
-    if n_items < 2 or not use_parallel(work, "elementwise"):
-        return 1
-    if blas and not _BLAS.available():
-        return 1
-    return min(CHUNKS_PER_THREAD * numba.get_num_threads(), n_items)
 
 
 # Images per GEMM: enough to give each product ~BLOCK_COLS columns. Per-image products on a

@@ -25,14 +25,13 @@ of the direct sum's rounding (tested against float64 references).
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 from numba import prange
 from numba.core import types as nbt
 
 from ._chunks import launch
+from ._chunks import split as _split
 from ._jit import dual, helper
-from ._threads import ONE_BLAS_THREAD as _BLAS
 from ._threads import use_parallel
 
 __all__ = ["applies", "forward", "grad_input", "grad_weight"]
@@ -194,6 +193,21 @@ def _tiles_out(M, o0, TW, o, b, yb):
 # --------------------------------------------------------------------------- kernels
 
 
+@helper
+def _block_planes(flat, rows, pm):
+    """A (16, rows * pm + PAD) view of ``flat``: one padded plane per tile position."""
+    return flat[:16 * (rows * pm + PAD)].reshape(16, rows * pm + PAD)
+
+
+@helper
+def _input_tiles(x, s0, m, pm, T, TW, pt, pl, P, u, V):
+    """V[:, c * pm + j * T + tile] = B^T d B for images s0 .. s0 + m of x (padded by pt, pl)."""
+    for j in range(m):
+        for c in range(x.shape[1]):
+            _plane(x[s0 + j, c], P, pt, pl)
+            _tiles_in(P, V, c * pm + j * T, TW, u)
+
+
 def _forward(x, U, bias, out, pt, pl, nb, nt):
     """out[n, k] = sum over c of x[n, c] (padded by pt, pl) correlated with w[k, c] + bias[k]
 
@@ -218,12 +232,9 @@ def _forward(x, U, bias, out, pt, pl, nb, nt):
         for s0 in range(n0, n1, nb):
             m = min(nb, n1 - s0)
             Pm = m * T
-            V = vf[:16 * (C * Pm + PAD)].reshape(16, C * Pm + PAD)
-            M = mf[:16 * (K * Pm + PAD)].reshape(16, K * Pm + PAD)
-            for j in range(m):
-                for c in range(C):
-                    _plane(x[s0 + j, c], P, pt, pl)
-                    _tiles_in(P, V, c * Pm + j * T, TW, u)
+            V = _block_planes(vf, C, Pm)
+            M = _block_planes(mf, K, Pm)
+            _input_tiles(x, s0, m, Pm, T, TW, pt, pl, P, u, V)
             for s in range(16):
                 np.dot(U[s], V[s, :C * Pm].reshape(C, Pm), M[s, :K * Pm].reshape(K, Pm))
             for j in range(m):
@@ -260,12 +271,10 @@ def _grad_weight(x, gy, acc, pt, pl, nb, nt):
         for s0 in range(n0, n1, nb):
             m = min(nb, n1 - s0)
             Pm = m * T
-            V = vf[:16 * (C * Pm + PAD)].reshape(16, C * Pm + PAD)
-            E = ef[:16 * (K * Pm + PAD)].reshape(16, K * Pm + PAD)
+            V = _block_planes(vf, C, Pm)
+            E = _block_planes(ef, K, Pm)
+            _input_tiles(x, s0, m, Pm, T, TW, pt, pl, P, u, V)
             for j in range(m):
-                for c in range(C):
-                    _plane(x[s0 + j, c], P, pt, pl)
-                    _tiles_in(P, V, c * Pm + j * T, TW, u)
                 for k in range(K):
                     _plane(gy[s0 + j, k], Pg, 0, 0)
                     _tiles_gy(Pg, E, k * Pm + j * T, TW)
@@ -373,13 +382,6 @@ WEIGHTS_BACK = dual(_weights_back, signatures=[_sig_weights_back])
 
 
 # --------------------------------------------------------------------------- wrappers
-
-
-def _split(n: int, work: int) -> int:
-    """Chunks of images: one per thread when the work pays a parallel launch, else 1."""
-    if n < 2 or not use_parallel(work, "elementwise") or not _BLAS.available():
-        return 1
-    return min(numba.get_num_threads(), n)
 
 
 def _block(n: int, nt: int, tiles: int) -> int:

@@ -15,7 +15,9 @@ import pytest
 from op_db_conv import CONV_CASES, np_conv2d
 
 import lucid
+from lucid.kernels import _chunks
 from lucid.kernels import conv as KC
+from lucid.kernels._threads import ONE_BLAS_THREAD
 from lucid.ops import conv as C
 
 REPO = Path(__file__).resolve().parents[2]
@@ -36,7 +38,7 @@ def _pp(v):
 @pytest.mark.parametrize("case", CONV_CASES[:4])
 def test_conv2d_float32_kernel_builds(case, par, monkeypatch):
     """float32 forward and both gradients from the serial and the parallel kernel builds."""
-    monkeypatch.setattr(KC, "use_parallel", lambda n, kind="reduce": par)
+    monkeypatch.setattr(_chunks, "use_parallel", lambda n, kind="reduce": par)
     n, c, oc, h, w, k, s, p, d, g = case
     rng = np.random.default_rng(2)
     x = rng.standard_normal((n * 3, c, h, w)).astype(np.float32)
@@ -109,10 +111,10 @@ def test_blas_thread_count_restored(monkeypatch):
     Python threads run convolutions at once."""
     from concurrent.futures import ThreadPoolExecutor
 
-    if not KC._BLAS.available():
+    if not ONE_BLAS_THREAD.available():
         pytest.skip("no controllable OpenBLAS")
-    monkeypatch.setattr(KC, "use_parallel", lambda n, kind="reduce": True)
-    before = [g() for _, g in KC._BLAS.libs]
+    monkeypatch.setattr(_chunks, "use_parallel", lambda n, kind="reduce": True)
+    before = [g() for _, g in ONE_BLAS_THREAD.libs]
     rng = np.random.default_rng(14)
     x = rng.standard_normal((6, 4, 9, 9)).astype(np.float32)
     w = rng.standard_normal((8, 4, 3, 3)).astype(np.float32)
@@ -128,7 +130,7 @@ def test_blas_thread_count_restored(monkeypatch):
     with ThreadPoolExecutor(3) as pool:
         for y in pool.map(work, range(12)):
             np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-5)
-    assert KC._BLAS.depth == 0 and [g() for _, g in KC._BLAS.libs] == before
+    assert ONE_BLAS_THREAD.depth == 0 and [g() for _, g in ONE_BLAS_THREAD.libs] == before
 
 
 def test_kernels_without_jit():
