@@ -79,8 +79,8 @@ def attention(q: Array, k: Array, v: Array, bias: Array | None, scale: float,
     return mx.matmul(a, v), a
 
 
-def attention_backward(q: Array, k: Array, v: Array, attn: Array, g: Array, scale: float
-                       ) -> tuple[Array, Array, Array]:
+def attention_backward(q: Array, k: Array, v: Array, attn: Array, g: Array, scale: float,
+                       causal: bool = False) -> tuple[Array, Array, Array]:
     gv = mx.matmul(mx.swapaxes(attn, -1, -2), g)
     ds = softmax_backward(attn, mx.matmul(g, mx.swapaxes(v, -1, -2)), -1)
     return mx.matmul(ds, k) * scale, mx.matmul(mx.swapaxes(ds, -1, -2), q * scale), gv

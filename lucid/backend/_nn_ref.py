@@ -123,9 +123,11 @@ class NnReference:
         return np.matmul(a, v), a
 
     @staticmethod
-    def attention_backward(q: Array, k: Array, v: Array, attn: Array, g: Array, scale: float
-                           ) -> tuple[Array, Array, Array]:
-        """``(gq, gk, gv)`` of ``attention``, given its weights ``attn`` and g = d out."""
+    def attention_backward(q: Array, k: Array, v: Array, attn: Array, g: Array, scale: float,
+                           causal: bool = False) -> tuple[Array, Array, Array]:
+        """``(gq, gk, gv)`` of ``attention``, given its weights ``attn`` and g = d out.
+        ``causal`` says the weights came from a causal ``attention`` (zero above the
+        diagonal), which a backend may use to skip those blocks; the result is the same."""
         sc = q.dtype.type(scale)
         gv = np.matmul(np.swapaxes(attn, -1, -2), g)
         ds = NnReference.softmax_backward(attn, np.matmul(g, np.swapaxes(v, -1, -2)), -1)

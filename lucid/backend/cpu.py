@@ -166,11 +166,12 @@ class CpuBackend(NumpyBackend):
         return out.reshape(lead + out.shape[-2:]), a.reshape(lead + a.shape[-2:])
 
     @staticmethod
-    def attention_backward(q: Array, k: Array, v: Array, attn: Array, g: Array, scale: float
-                           ) -> tuple[Array, Array, Array]:
-        res = _at.attention_backward(_as4(q), _as4(k), _as4(v), _as4(attn), _as4(g), scale)
+    def attention_backward(q: Array, k: Array, v: Array, attn: Array, g: Array, scale: float,
+                           causal: bool = False) -> tuple[Array, Array, Array]:
+        res = _at.attention_backward(_as4(q), _as4(k), _as4(v), _as4(attn), _as4(g), scale,
+                                     causal)
         if res is None:
-            return NumpyBackend.attention_backward(q, k, v, attn, g, scale)
+            return NumpyBackend.attention_backward(q, k, v, attn, g, scale, causal)
         gq, gk, gv = res
         return gq.reshape(q.shape), gk.reshape(k.shape), gv.reshape(v.shape)
 

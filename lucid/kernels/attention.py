@@ -47,6 +47,15 @@ __all__ = ["attention", "attention_backward"]
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
+# Query rows per block of a causal head longer than this. Each block is scored only against
+# the keys its rows may see, so the products above the diagonal are skipped: of the 16 x 4
+# heads of 32 channels, float32, forward / backward ms, full -> blocks (QB = 64; QB = 32 had
+# more small BLAS calls and lost at every length):
+#     L = 128:  5.2 -> 4.5 / 8.9 -> 6.0        L = 256:  13.6 -> 11.0 / 25.3 -> 15.5
+# At L = 64 one block is the whole head, and its copies made it 5-10% slower than the full
+# path, so heads of QB rows or fewer keep that.
+QB = 64
+
 
 @helper
 def _load(src, dst, scale):
@@ -104,8 +113,9 @@ def _attn_fwd(q, k, v, bias, has_bias, causal, scale, out, attn, nt):
     for t in prange(nt):                           # a contiguous range of heads each
         for head i in chunk t:
             qb = q[i] * scale; kb = k[i]; vb = v[i]          (C-contiguous copies)
-            a = attn[i] = qb @ kb.T (BLAS);  a += bias[i] (or causal: row r keeps j <= r)
+            a = attn[i] = qb @ kb.T (BLAS);  a += bias[i]
             softmax over each row of a;  out[i] = a @ vb (BLAS)
+            (causal heads longer than QB: by blocks of query rows, _causal_fwd)
     """
     B, H, L = q.shape[:3]
     S, Dv = k.shape[2], v.shape[3]
@@ -115,23 +125,47 @@ def _attn_fwd(q, k, v, bias, has_bias, causal, scale, out, attn, nt):
     for t in prange(nt):
         qb, kb, vb = _head_buffers(q, k, v)
         ob = np.empty((L, Dv), q.dtype)
+        sbuf = np.empty(QB * S, q.dtype)
         for i in range(t * BH // nt, (t + 1) * BH // nt):
             b, h = i // H, i % H
             _load_head(q, k, v, b, h, sc, qb, kb, vb)
             a = attn[b, h]
-            np.dot(qb, kb.T, a)
-            for r in range(L):
-                row = a[r]
-                if has_bias:
-                    br = bias[b, h, r]
-                    for j in range(S):
-                        row[j] += br[j]
-                _softmax_row(row, min(r + 1, S) if causal else S)
-            np.dot(a, vb, ob)
+            if causal and L > QB:
+                _causal_fwd(qb, kb, vb, a, ob, sbuf)
+            else:
+                np.dot(qb, kb.T, a)
+                for r in range(L):
+                    row = a[r]
+                    if has_bias:
+                        br = bias[b, h, r]
+                        for j in range(S):
+                            row[j] += br[j]
+                    _softmax_row(row, min(r + 1, S) if causal else S)
+                np.dot(a, vb, ob)
             _load(ob, out[b, h], one)
 
 
-def _attn_bwd(q, k, v, attn, g, scale, gq, gk, gv, nt):
+@helper
+def _causal_fwd(qb, kb, vb, a, ob, sbuf):
+    """One causal head: for each block of QB query rows r0..r1, only the keys j < r1 are
+    scored (the rest of its rows of ``a`` is 0)."""
+    L, S = a.shape
+    for r0 in range(0, L, QB):
+        r1 = min(r0 + QB, L)
+        n, m = r1 - r0, min(r1, S)
+        s = sbuf[: n * m].reshape((n, m))
+        np.dot(qb[r0:r1], kb[:m].T, s)
+        for i in range(n):
+            row, dst = s[i], a[r0 + i]
+            _softmax_row(row, min(r0 + i + 1, m))
+            for j in range(m):
+                dst[j] = row[j]
+            for j in range(m, S):
+                dst[j] = 0
+        np.dot(s, vb[:m], ob[r0:r1])
+
+
+def _attn_bwd(q, k, v, attn, g, scale, causal, gq, gk, gv, nt):
     """Gradients of ``_attn_fwd`` given g = d out (B, H, L, Dv).
 
     for t in prange(nt):
@@ -139,6 +173,7 @@ def _attn_bwd(q, k, v, attn, g, scale, gq, gk, gv, nt):
             gv[i] = a^T @ g[i];  ds = g[i] @ v[i]^T                       (BLAS)
             ds = a * (ds - rowsum(a * ds))                                (softmax backward)
             gq[i] = (ds @ k[i]) * scale;  gk[i] = ds^T @ (q[i] * scale)   (BLAS)
+            (causal heads longer than QB: by blocks of query rows, _causal_bwd)
     """
     B, H, L, D = q.shape
     S, Dv = k.shape[2], v.shape[3]
@@ -150,25 +185,72 @@ def _attn_bwd(q, k, v, attn, g, scale, gq, gk, gv, nt):
         gb = np.empty((L, Dv), q.dtype)
         ds = np.empty((L, S), q.dtype)
         qd, kd, vd = _head_buffers(q, k, v)
+        ab = np.empty(QB * S, q.dtype)
+        tb = np.empty(S * max(D, Dv), q.dtype)
         for i in range(t * BH // nt, (t + 1) * BH // nt):
             b, h = i // H, i % H
             _load_head(q, k, v, b, h, sc, qb, kb, vb)
             _load(g[b, h], gb, one)
             a = attn[b, h]
-            np.dot(a.T, gb, vd)
+            if causal and L > QB:
+                _causal_bwd(qb, kb, vb, gb, a, qd, kd, vd, ds, ab, tb)
+            else:
+                np.dot(a.T, gb, vd)
+                np.dot(gb, vb.T, ds)
+                for r in range(L):
+                    _softmax_grad_row(a[r], ds[r], S)
+                np.dot(ds, kb, qd)
+                np.dot(ds.T, qb, kd)
             _load(vd, gv[b, h], one)
-            np.dot(gb, vb.T, ds)
-            for r in range(L):
-                ar, dr = a[r], ds[r]
-                acc = ar.dtype.type(0)
-                for j in range(S):
-                    acc += ar[j] * dr[j]
-                for j in range(S):
-                    dr[j] = ar[j] * (dr[j] - acc)
-            np.dot(ds, kb, qd)
             _load(qd, gq[b, h], sc)
-            np.dot(ds.T, qb, kd)
             _load(kd, gk[b, h], one)
+
+
+@helper
+def _softmax_grad_row(ar, dr, n):
+    """dr[:n] = ar * (dr - sum(ar * dr)): the softmax backward of one row."""
+    acc = ar.dtype.type(0)
+    for j in range(n):
+        acc += ar[j] * dr[j]
+    for j in range(n):
+        dr[j] = ar[j] * (dr[j] - acc)
+
+
+@helper
+def _add_rows(src, dst):
+    for i in range(src.shape[0]):
+        s, d = src[i], dst[i]
+        for j in range(s.shape[0]):
+            d[j] += s[j]
+
+
+@helper
+def _causal_bwd(qb, kb, vb, gb, a, qd, kd, vd, ds, ab, tb):
+    """One causal head's gradients by blocks of QB query rows, each against the keys j < r1
+    it saw: gq rows of the block, and its share of gk and gv (added to the key rows)."""
+    L, S = a.shape
+    D, Dv = qb.shape[1], vb.shape[1]
+    kd[:] = 0
+    vd[:] = 0
+    for r0 in range(0, L, QB):
+        r1 = min(r0 + QB, L)
+        n, m = r1 - r0, min(r1, S)
+        ablk = ab[: n * m].reshape((n, m))
+        dblk = ds.ravel()[: n * m].reshape((n, m))
+        for i in range(n):
+            src, dst = a[r0 + i], ablk[i]
+            for j in range(m):
+                dst[j] = src[j]
+        np.dot(gb[r0:r1], vb[:m].T, dblk)
+        for i in range(n):
+            _softmax_grad_row(ablk[i], dblk[i], m)
+        np.dot(dblk, kb[:m], qd[r0:r1])
+        t = tb[: m * D].reshape((m, D))
+        np.dot(dblk.T, qb[r0:r1], t)
+        _add_rows(t, kd[:m])
+        t = tb[: m * Dv].reshape((m, Dv))
+        np.dot(ablk.T, gb[r0:r1], t)
+        _add_rows(t, vd[:m])
 
 
 def _sig_fwd(T):
@@ -178,7 +260,7 @@ def _sig_fwd(T):
 
 def _sig_bwd(T):
     a4, c4 = T[:, :, :, :], T[:, :, :, ::1]
-    return (a4, a4, a4, c4, a4, nbt.float64, a4, a4, a4, nbt.int64)
+    return (a4, a4, a4, c4, a4, nbt.float64, nbt.boolean, a4, a4, a4, nbt.int64)
 
 
 def _like(x: np.ndarray, last: int) -> np.ndarray:
@@ -230,15 +312,16 @@ def attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, bias: np.ndarray | No
 
 
 def attention_backward(q: np.ndarray, k: np.ndarray, v: np.ndarray, attn: np.ndarray,
-                       g: np.ndarray, scale: float
+                       g: np.ndarray, scale: float, causal: bool = False
                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """``(gq, gk, gv)`` of ``attention`` given the weights it returned and g = d out; None
-    when the arrays are not of the form ``attention`` takes."""
+    when the arrays are not of the form ``attention`` takes. ``causal``: the weights came
+    from a causal ``attention`` (zero above the diagonal), whose blocks are skipped."""
     if not _ok(q, k, v, attn, g) or not attn.flags.c_contiguous or g.shape[:3] != q.shape[:3]:
         return None
     B, H, L, D = q.shape
     S, Dv = k.shape[2], v.shape[3]
     gq, gk, gv = _like(q, D), _like(k, D), _like(v, Dv)
     nt = _split(B * H, B * H * L * S * (2 * D + 2 * Dv) // 8)
-    launch(BWD, nt, q, k, v, attn, g, float(scale), gq, gk, gv)
+    launch(BWD, nt, q, k, v, attn, g, float(scale), bool(causal), gq, gk, gv)
     return gq, gk, gv

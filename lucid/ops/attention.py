@@ -50,7 +50,7 @@ class Attention(Op):
 
     def backward(self, g):
         q, k, v, attn = self.saved
-        gq, gk, gv = self.be.attention_backward(q, k, v, attn, g, self.scale)
+        gq, gk, gv = self.be.attention_backward(q, k, v, attn, g, self.scale, self.causal)
         p = self.parents
         return (gq if p[0] is not None else None, gk if p[1] is not None else None,
                 gv if p[2] is not None else None, None)

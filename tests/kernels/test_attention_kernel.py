@@ -38,6 +38,11 @@ CASES = [  # b, h, lq, s, d, dv, mask, strided
     (3, 2, 5, 6, 8, 3, "bias", True),
     (2, 2, 4, 4, 2, 2, "bias_rows", False),
     (4, 4, 64, 64, 32, 32, "causal", True),
+    # causal heads longer than a query block (A.QB = 64 rows): full and ragged blocks, fewer
+    # keys than queries (the last block sees them all), more keys than queries
+    (1, 2, 70, 70, 8, 6, "causal", True),
+    (1, 1, 150, 130, 4, 4, "causal", False),
+    (1, 1, 130, 200, 5, 3, "causal", False),
 ]
 
 
@@ -66,12 +71,15 @@ def test_attention_kernels_match_reference(rng, chunks, dtype, case) -> None:
     if causal:
         assert (a[..., np.triu_indices(lq, 1, s)[0], np.triu_indices(lq, 1, s)[1]] == 0).all()
     g = rng.standard_normal(out.shape).astype(dtype)
-    got = A.attention_backward(q, k, v, a, g, scale)
+    got = A.attention_backward(q, k, v, a, g, scale, causal)
     with np.errstate(invalid="ignore"):
         ref = R.attention_backward(q, k, v, ra, g, scale)
     for x, y, want in zip(got, ref, (q, k, v)):
         assert x.shape == want.shape and x.dtype == dtype
         np.testing.assert_allclose(x, y, **tol)
+    if causal:  # the block path skips only zeros: the full path gives the same gradients
+        for x, y in zip(got, A.attention_backward(q, k, v, a, g, scale, False)):
+            np.testing.assert_allclose(x, y, **tol)
 
 
 def test_attention_float64_gradient_by_differences(rng) -> None:
@@ -79,7 +87,7 @@ def test_attention_float64_gradient_by_differences(rng) -> None:
     q, k, v = _qkv(rng, 1, 2, 3, 4, 2, 2, np.float64, False)
     g = rng.standard_normal((1, 2, 3, 2))
     _, a = A.attention(q, k, v, None, 0.7, True)
-    grads = A.attention_backward(q, k, v, a, g, 0.7)
+    grads = A.attention_backward(q, k, v, a, g, 0.7, True)
     for x, gx in zip((q, k, v), grads):
         num = np.zeros_like(x)
         for idx in np.ndindex(x.shape):
@@ -107,7 +115,7 @@ def test_attention_results_take_the_inputs_memory_order(rng, strided) -> None:
     torch's CPU attention), so transposing back is free; contiguous heads stay contiguous."""
     q, k, v = _qkv(rng, 2, 3, 5, 5, 4, 4, np.float32, strided)
     out, a = A.attention(q, k, v, None, 0.5, True)
-    gq, gk, gv = A.attention_backward(q, k, v, a, np.ones_like(out), 0.5)
+    gq, gk, gv = A.attention_backward(q, k, v, a, np.ones_like(out), 0.5, True)
     for x in (out, gq, gk, gv):
         assert x.flags.c_contiguous is not strided
         assert x.transpose(0, 2, 1, 3).flags.c_contiguous is strided
