@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from ..kernels._splitmix import GOLDEN, MIX1, MIX2, threshold
-from . import _rnn_ref
+from . import _activation_ref, _rnn_ref
 
 Array = np.ndarray
 
@@ -54,6 +54,17 @@ class NnReference:
         gate functions, and whole-sequence kernels (or None). The reference: its numpy steps,
         every GEMM on numpy's threads."""
         return _rnn_ref, None
+
+    def activation(self, name: str, x: Array, params: tuple[float, ...] = ()) -> Array:
+        """The pointwise activation ``name`` (silu, mish, softplus, logsigmoid, elu, hardswish,
+        hardsigmoid, hardtanh, sigmoid, tanh) with its parameters (``_activation_ref``)."""
+        return _activation_ref.forward(self, name, x, params)
+
+    def activation_backward(self, name: str, x: Array, g: Array,
+                            params: tuple[float, ...] = ()) -> Array:
+        """``g * f'(x)`` of ``activation(name, x, params)`` (all but sigmoid and tanh, whose
+        gradients come from their outputs: ``sigmoid_backward``, ``tanh_backward``)."""
+        return _activation_ref.backward(self, name, x, g, params)
 
     # ---- fused nn ops: softmax, cross-entropy, batch/layer norm (ops/activation, loss, norm) --
     @staticmethod

@@ -19,6 +19,7 @@ from ..kernels import elementwise as _ew
 from ..kernels import index as _ik
 from ..kernels import matmul as _mm
 from ..kernels import norm as _nk
+from ..kernels import pointwise as _pw
 from ..kernels import random as _rand
 from ..kernels import reduce as _red
 from ..kernels import rnn as _rnn_steps
@@ -126,6 +127,30 @@ class CpuBackend(NumpyBackend):
     @staticmethod
     def rnn_steps(dt: np.dtype) -> tuple[ModuleType, ModuleType | None]:
         return (_rnn_steps, _rnn_seq) if np.dtype(dt) in _F else NumpyBackend.rnn_steps(dt)
+
+    # pointwise activations in one pass each (kernels/pointwise.py): float32 16x64x512
+    # forward + backward, ms, composed of numpy calls -> kernel: silu 15.0 -> 0.87, mish 45 ->
+    # 1.0, softplus 15 -> 0.93, elu 18 -> 0.77, hardswish 4.2 -> 0.31, sigmoid 6.4 -> 0.67
+    # (numpy's float32 exp alone is 1.3 ms there). Other dtypes take the composition.
+    def activation(self, name: str, x: Array, params: tuple[float, ...] = ()) -> Array:
+        out = _pw.forward(name, x, params)
+        return NumpyBackend.activation(self, name, x, params) if out is None else out
+
+    def activation_backward(self, name: str, x: Array, g: Array,
+                            params: tuple[float, ...] = ()) -> Array:
+        out = _pw.backward(name, x, g, params)
+        return NumpyBackend.activation_backward(self, name, x, g, params) if out is None \
+            else out
+
+    @staticmethod
+    def sigmoid(x: Array) -> Array:
+        out = _pw.forward("sigmoid", x)
+        return NumpyBackend.sigmoid(x) if out is None else out
+
+    @staticmethod
+    def tanh(x: Array) -> Array:
+        out = _pw.forward("tanh", x)
+        return np.tanh(x) if out is None else out
 
     # leaky ReLU in one pass (kernels/activation.py) instead of numpy's compare/multiply/where
     @staticmethod

@@ -8,6 +8,11 @@ the loops carry no dtype branch; under NUMBA_DISABLE_JIT the Python bodies run t
     fast_exp   float32: Cephes-style expf (rel. error ~1.2e-7); float64: ``np.exp``
     sigm       1 / (1 + exp(-x)): float32 on fast_exp, float64 on Cephes exp (~1 ulp)
     tanh       Cephes tanhf / tanh: odd polynomial below |x| = 0.625, 1 - 2 / (exp(2x) + 1) above
+    log1p01    log(1 + t) for t in [0, 1] (softplus's log1p(exp(-|z|))): float32 by the atanh
+               series 2 s (1 + s^2/3 + ... + s^14/15), s = t / (2 + t) <= 1/3 (no 1 + t
+               formed, so tiny t keep full precision; rel. error ~1e-7); float64 ``np.log1p``
+    expm1      exp(x) - 1: float32 Taylor to x^8 for |x| < 0.5, fast_exp(x) - 1 beyond;
+               float64 ``np.expm1``
 
 The bitcasts that build 2**k (``_bits_f32``, ``_bits_f64``) are numba intrinsics.
 """
@@ -22,7 +27,7 @@ from numba.extending import intrinsic, overload
 
 from ._jit import FASTMATH, helper
 
-__all__ = ["fast_exp", "sigm", "tanh"]
+__all__ = ["expm1", "fast_exp", "log1p01", "sigm", "tanh"]
 
 _F32 = np.float32
 _LOG2E = _F32(1.44269504088896341)
@@ -173,3 +178,56 @@ def _tanh_ol(x):
     if isinstance(x, nbt.Float) and x.bitwidth == 32:
         return _tanh32
     return _tanh64
+
+
+def _log1p32(t):
+    s = t / (_TWO + t)
+    z = s * s
+    p = _F32(1.0 / 15.0) * z + _F32(1.0 / 13.0)
+    p = p * z + _F32(1.0 / 11.0)
+    p = p * z + _F32(1.0 / 9.0)
+    p = p * z + _F32(1.0 / 7.0)
+    p = p * z + _F32(1.0 / 5.0)
+    p = p * z + _F32(1.0 / 3.0)
+    return _TWO * s * (p * z + _ONE)
+
+
+def _expm1_32(x):
+    """Taylor to x^8 below |x| = 0.5 (remainder < 6e-9 of the result), fast_exp(x) - 1 beyond
+    (no cancellation: |exp(x) - 1| > 0.39 there)."""
+    p = _F32(1.0 / 40320.0) * x + _F32(1.0 / 5040.0)
+    p = p * x + _F32(1.0 / 720.0)
+    p = p * x + _F32(1.0 / 120.0)
+    p = p * x + _F32(1.0 / 24.0)
+    p = p * x + _F32(1.0 / 6.0)
+    p = p * x + _F32(0.5)
+    small = (p * x + _ONE) * x
+    return small if abs(x) < _F32(0.5) else fast_exp(x) - _ONE
+
+
+def log1p01(t):
+    """log(1 + t) of one scalar t in [0, 1] (the float32 body vectorises)."""
+    if isinstance(t, np.float32):
+        return _log1p32(t)
+    return np.log1p(t)
+
+
+def expm1(x):
+    """exp(x) - 1 of one scalar (the float32 body vectorises)."""
+    if isinstance(x, np.float32):
+        return _expm1_32(x)
+    return np.expm1(x)
+
+
+@overload(log1p01, jit_options={"fastmath": set(FASTMATH), "error_model": "numpy"})
+def _log1p01_ol(t):
+    if isinstance(t, nbt.Float) and t.bitwidth == 32:
+        return _log1p32
+    return lambda t: np.log1p(t)
+
+
+@overload(expm1, jit_options={"fastmath": set(FASTMATH), "error_model": "numpy"})
+def _expm1_ol(x):
+    if isinstance(x, nbt.Float) and x.bitwidth == 32:
+        return _expm1_32
+    return lambda x: np.expm1(x)

@@ -61,9 +61,15 @@ def _zero(be: Any, g: Any) -> Any:
     return be.zeros_like(g)
 
 
-def _softplus_stable(be: Any, z: Any) -> Any:
-    """log(1 + exp(z)) without overflow: max(z, 0) + log1p(exp(-|z|))."""
-    return be.add(be.maximum(z, 0), be.log1p(be.exp(be.neg(be.abs(z)))))
+def _act(cls_name: str, name: str, keys: tuple[str, ...] = ()) -> type[Op]:
+    """An Op over the backend's fused ``activation(name)`` and ``activation_backward(name)``
+    (backend/_activation_ref.py has the formulas); ``keys`` orders the keyword parameters."""
+    return _op(
+        cls_name,
+        lambda be, x, **kw: be.activation(name, x, tuple(kw[k] for k in keys)),
+        lambda be, x, y, g, **kw: be.activation_backward(name, x, g,
+                                                         tuple(kw[k] for k in keys)),
+    )
 
 
 LeakyRelu = _op(
@@ -71,68 +77,19 @@ LeakyRelu = _op(
     lambda be, x, slope: be.leaky_relu(x, slope),
     lambda be, x, y, g, slope: be.leaky_relu_backward(x, g, slope),
 )
-# NOTE: the masks test the "cut" side (x <= 0, |x| <= lambd, ...) so NaN takes the
-# pass-through branch, value and gradient, as torch's kernels do
-Elu = _op(
-    "Elu",
-    lambda be, x, alpha, scale, iscale: be.mul(be.where(
-        be.le(x, 0), be.mul(be.expm1(be.mul(be.minimum(x, 0), iscale)), alpha), x), scale),
-    lambda be, x, y, g, alpha, scale, iscale: be.mul(be.where(
-        be.le(x, 0),
-        be.mul(g, be.mul(be.exp(be.mul(be.minimum(x, 0), iscale)), alpha * iscale)), g), scale),
-)
-Hardtanh = _op(
-    "Hardtanh",
-    lambda be, x, lo, hi: be.clip(x, lo, hi),
-    lambda be, x, y, g, lo, hi: be.where(be.logical_or(be.le(x, lo), be.ge(x, hi)),
-                                         _zero(be, g), g),
-)
-Hardsigmoid = _op(
-    "Hardsigmoid",
-    lambda be, x: be.div(be.clip(be.add(x, 3), 0, 6), 6),
-    lambda be, x, y, g: be.where(be.logical_and(be.gt(x, -3), be.lt(x, 3)), be.div(g, 6),
-                                 _zero(be, g)),
-)
-Hardswish = _op(
-    "Hardswish",
-    lambda be, x: be.mul(x, be.div(be.clip(be.add(x, 3), 0, 6), 6)),
-    lambda be, x, y, g: be.where(
-        be.le(x, -3), _zero(be, g),
-        be.where(be.lt(x, 3), be.mul(g, be.add(be.div(x, 3), 0.5)), g)),
-)
-
+Elu = _act("Elu", "elu", ("alpha", "scale", "iscale"))  # elu, selu and celu
+Hardtanh = _act("Hardtanh", "hardtanh", ("lo", "hi"))
+Hardsigmoid = _act("Hardsigmoid", "hardsigmoid")
+Hardswish = _act("Hardswish", "hardswish")
 
 Gelu = _op("Gelu", lambda be, x, tanh: be.gelu(x, tanh),
            lambda be, x, y, g, tanh: be.gelu_backward(x, g, tanh))
-
-
-def _silu_df(be: Any, x: Any, y: Any, g: Any) -> Any:
-    s = be.sigmoid(x)
-    return be.mul(g, be.mul(s, be.add(be.mul(x, be.sub(1, s)), 1)))
-
-
-Silu = _op("Silu", lambda be, x: be.mul(x, be.sigmoid(x)), _silu_df)
-
-
-def _mish_df(be: Any, x: Any, y: Any, g: Any) -> Any:
-    t = be.tanh(_softplus_stable(be, x))
-    return be.mul(g, be.add(t, be.mul(be.mul(x, be.sigmoid(x)), be.sub(1, be.mul(t, t)))))
-
-
-Mish = _op("Mish", lambda be, x: be.mul(x, be.tanh(_softplus_stable(be, x))), _mish_df)
-Softplus = _op(
-    "Softplus",
-    lambda be, x, beta, threshold: be.where(
-        be.gt(be.mul(x, beta), threshold), x,
-        be.div(_softplus_stable(be, be.mul(x, beta)), beta)),
-    lambda be, x, y, g, beta, threshold: be.where(
-        be.gt(be.mul(x, beta), threshold), g, be.mul(g, be.sigmoid(be.mul(x, beta)))),
-)
-LogSigmoid = _op(
-    "LogSigmoid",
-    lambda be, x: be.neg(_softplus_stable(be, be.neg(x))),
-    lambda be, x, y, g: be.mul(g, be.sigmoid(be.neg(x))),
-)
+Silu = _act("Silu", "silu")
+Mish = _act("Mish", "mish")
+Softplus = _act("Softplus", "softplus", ("beta", "threshold"))
+LogSigmoid = _act("LogSigmoid", "logsigmoid")
+# NOTE: the masks below test the "cut" side (|x| <= lambd, x <= th) so NaN takes the
+# pass-through branch, value and gradient, as torch's kernels do
 Softsign = _op(
     "Softsign",
     lambda be, x: be.div(x, be.add(be.abs(x), 1)),

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lucid.kernels import elementwise, reduce
+from lucid.kernels import elementwise, pointwise, reduce
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -26,6 +26,7 @@ def build(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> st
     par = request.param == "parallel"
     monkeypatch.setattr(reduce, "use_parallel", lambda n, kind="reduce": par)
     monkeypatch.setattr(elementwise, "use_parallel", lambda n, kind="reduce": par)
+    monkeypatch.setattr(pointwise, "use_parallel", lambda n, kind="reduce": par)
     return request.param
 
 
