@@ -13,6 +13,12 @@ the loops carry no dtype branch; under NUMBA_DISABLE_JIT the Python bodies run t
                formed, so tiny t keep full precision; rel. error ~1e-7); float64 ``np.log1p``
     expm1      exp(x) - 1: float32 Taylor to x^8 for |x| < 0.5, fast_exp(x) - 1 beyond;
                float64 ``np.expm1``
+    exp_full   exp over float32's whole range (fast_exp of x - 1 times e above 88, of x + 20
+               times e^-20 below -86, so the largest finite and the subnormal results come
+               out as numpy's); float64 ``np.exp``
+    log        Cephes logf: x = m 2^e, m in [sqrt(1/2), sqrt(2)), log m by a degree-9
+               polynomial (~1 ulp); subnormals scaled by 2^23 first; 0 -> -inf, x < 0 -> NaN;
+               float64 ``np.log``
 
 The bitcasts that build 2**k (``_bits_f32``, ``_bits_f64``) are numba intrinsics.
 """
@@ -27,7 +33,7 @@ from numba.extending import intrinsic, overload
 
 from ._jit import FASTMATH, helper
 
-__all__ = ["expm1", "fast_exp", "log1p01", "sigm", "tanh"]
+__all__ = ["exp_full", "expm1", "fast_exp", "log", "log1p01", "sigm", "tanh"]
 
 _F32 = np.float32
 _LOG2E = _F32(1.44269504088896341)
@@ -55,6 +61,23 @@ def _bitcast(int_np: type, float_np: type, sig: object, ir_type: object) -> obje
 
 _bits_f32 = _bitcast(np.int32, np.float32, nbt.float32(nbt.int32), ir.FloatType())
 _bits_f64 = _bitcast(np.int64, np.float64, nbt.float64(nbt.int64), ir.DoubleType())
+
+
+def _f32_bits_impl() -> object:
+    """A float32's bits as an int32 (the inverse of ``_bits_f32``)."""
+    if numba.config.DISABLE_JIT:
+        return lambda f: np.array(f, np.float32).view(np.int32)[()]
+
+    def f32_bits(typingctx, f):
+        def codegen(context, builder, signature, args):
+            return builder.bitcast(args[0], ir.IntType(32))
+
+        return nbt.int32(nbt.float32), codegen
+
+    return intrinsic(f32_bits)
+
+
+_f32_bits = _f32_bits_impl()
 
 
 def _exp32(x):
@@ -231,3 +254,69 @@ def _expm1_ol(x):
     if isinstance(x, nbt.Float) and x.bitwidth == 32:
         return _expm1_32
     return lambda x: np.expm1(x)
+
+
+_E1 = _F32(2.718281828459045)
+_EM20 = _F32(2.061153622438558e-09)
+
+
+def _exp_full32(x):
+    hi = x > _F32(88.0)
+    lo = x < _F32(-86.0)
+    w = x - _ONE if hi else (x + _F32(20.0) if lo else x)
+    r = fast_exp(w)
+    return r * _E1 if hi else (r * _EM20 if lo else r)
+
+
+def _log32(x):
+    tiny = x < _F32(1.17549435e-38)
+    xs = x * _F32(8388608.0) if tiny else x
+    bits = _f32_bits(xs)
+    ef = _F32((bits >> np.int32(23)) & np.int32(0xFF)) - _F32(126.0)
+    ef = ef - _F32(23.0) if tiny else ef
+    m = _bits_f32((bits & np.int32(0x007FFFFF)) | np.int32(0x3F000000))
+    small = m < _F32(0.707106781186547524)
+    ef = ef - _ONE if small else ef
+    m = (m + m - _ONE) if small else (m - _ONE)
+    z = m * m
+    p = _F32(7.0376836292e-2) * m - _F32(1.1514610310e-1)
+    p = p * m + _F32(1.1676998740e-1)
+    p = p * m - _F32(1.2420140846e-1)
+    p = p * m + _F32(1.4249322787e-1)
+    p = p * m - _F32(1.6668057665e-1)
+    p = p * m + _F32(2.0000714765e-1)
+    p = p * m - _F32(2.4999993993e-1)
+    p = p * m + _F32(3.3333331174e-1)
+    y = p * m * z + ef * _F32(-2.12194440e-4) - _F32(0.5) * z
+    r = m + y + ef * _F32(0.693359375)
+    r = _F32(-np.inf) if x == _F32(0.0) else r
+    r = _F32(np.nan) if x < _F32(0.0) else r
+    return x if (x == _F32(np.inf)) | (x != x) else r
+
+
+def exp_full(x):
+    """exp(x) of one scalar over the whole float32 range (the float32 body vectorises)."""
+    if isinstance(x, np.float32):
+        return _exp_full32(x)
+    return np.exp(x)
+
+
+def log(x):
+    """Natural log of one scalar (the float32 body vectorises)."""
+    if isinstance(x, np.float32):
+        return _log32(x)
+    return np.log(x)
+
+
+@overload(exp_full, jit_options={"fastmath": set(FASTMATH), "error_model": "numpy"})
+def _exp_full_ol(x):
+    if isinstance(x, nbt.Float) and x.bitwidth == 32:
+        return _exp_full32
+    return lambda x: np.exp(x)
+
+
+@overload(log, jit_options={"fastmath": set(FASTMATH), "error_model": "numpy"})
+def _log_ol(x):
+    if isinstance(x, nbt.Float) and x.bitwidth == 32:
+        return _log32
+    return lambda x: np.log(x)

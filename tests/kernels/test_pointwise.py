@@ -25,6 +25,10 @@ def _sp(z):
 
 def _ref(name: str, x: np.ndarray, p: tuple) -> np.ndarray:
     """float64 numpy formulas, written independently of the kernels'."""
+    if name == "exp":
+        return np.exp(x)
+    if name == "log":
+        return np.log(x)
     if name == "sigmoid":
         return _sig(x)
     if name == "tanh":
@@ -88,11 +92,13 @@ def test_forward_and_backward_match_float64_references(build, rng, name, dtype) 
     p = PARAMS.get(name, ())
     x64 = _inputs(rng).astype(dtype).astype(np.float64)  # the values the kernel sees
     x = x64.astype(dtype).reshape(30, 100)
-    want = _ref(name, x64, p)
+    with np.errstate(all="ignore"):  # log of negatives, exp beyond float32's range
+        want = _ref(name, x64, p).astype(dtype).astype(np.float64)
     got = P.forward(name, x, p)
     assert got.shape == x.shape and got.dtype == dtype
     # float32: the exp/log1p polynomials are ~1e-7 relative, and the float32 rounding of a
-    # scaled argument (softplus's beta x, elu's x / alpha) costs up to |z| 6e-8 more
+    # scaled argument (softplus's beta x, elu's x / alpha) costs up to |z| 6e-8 more; below
+    # 1e-30 (subnormals of exp(-88) inside softplus) absolute
     rtol, atol = (1e-13, 1e-300) if dtype == np.float64 else (4e-6, 1e-30)
     np.testing.assert_allclose(got.ravel(), want, rtol=rtol, atol=atol)
     if name in P.GRADS:
@@ -107,6 +113,8 @@ def test_forward_and_backward_match_float64_references(build, rng, name, dtype) 
 
 # torch 2.13's values (float64 and float32 alike) at NaN, +inf and -inf: f, then f'
 NONFINITE = {
+    "exp": ([math.nan, math.inf, 0], None),
+    "log": ([math.nan, math.inf, math.nan], None),
     "sigmoid": ([math.nan, 1, 0], None),
     "tanh": ([math.nan, 1, -1], None),
     "silu": ([math.nan, math.inf, math.nan], [math.nan, math.nan, math.nan]),
@@ -171,3 +179,24 @@ def test_torch_parity_of_the_functional_ops(rng) -> None:
                                    err_msg=name)
         np.testing.assert_allclose(a.grad.numpy(), t.grad.numpy(), rtol=2e-5, atol=2e-6,
                                    err_msg=name)
+
+
+def test_float32_exp_and_log_over_their_whole_range() -> None:
+    """exp from its subnormal results to its largest finite ones and log of subnormal,
+    normal and huge inputs, within 4e-7 of float64 (numpy's float32 results rounded
+    differently by a few ulps at most), with numpy's 0, inf and NaN."""
+    x = np.linspace(-110, 90, 200001).astype(np.float32)
+    got, want = P.forward("exp", x), np.exp(x.astype(np.float64))
+    with np.errstate(over="ignore"):
+        np.testing.assert_allclose(got, want.astype(np.float32), rtol=4e-7, atol=3e-45)
+    assert got[x > 88.73].tolist() == [math.inf] * int((x > 88.73).sum())
+    assert np.isfinite(P.forward("exp", np.array([88.72], np.float32))).all()
+    y = np.concatenate([np.logspace(-45, 38.5, 100001), [1.0, 2.0, 0.5]]).astype(np.float32)
+    y = y[y > 0]
+    got = P.forward("log", y).astype(np.float64)
+    want = np.log(y.astype(np.float64))
+    assert np.all(np.abs(got - want) <= 1.2e-7 * np.abs(want) + 1e-7)
+    assert got[-3] == 0.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        special = np.array([0.0, -0.0, -1.0, -math.inf], np.float32)
+        np.testing.assert_array_equal(P.forward("log", special), np.log(special))
