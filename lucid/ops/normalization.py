@@ -14,6 +14,7 @@ import math
 from typing import Any
 
 from .. import _dtype
+from .._dims import norm_dim
 from .._tensor import Size, Tensor
 from ..autograd.function import Op
 from . import _autocast as _ac
@@ -75,6 +76,34 @@ class LayerNorm(Op):
     def composite(self, ins):
         x, w, b, k, eps = ins
         return _normalized(x, tuple(range(x.ndim - k, x.ndim)), eps, w, b, None)
+
+
+class Normalize(Op):
+    """``x / max(||x||_2, eps)`` along ``dim`` in one node: forward three passes (squares,
+    their sum, the quotient), backward ``(g - y sum(g y)) / max(||x||, eps)`` with the
+    norm's own term dropped where the eps floor holds (torch's clamp_min passes no gradient
+    there). 16x64x512 float32, dim -1, forward + backward 6.9 -> 1.9 ms composed of norm,
+    clamp and div (torch 3.4)."""
+
+    def forward(self, x, dim, eps):
+        be = self.be
+        self.dim, self.eps = dim, eps
+        n = be.sqrt(be.sum(be.mul(x, x), dim, True))
+        d = be.maximum(n, be.asarray(eps, be.dtype_of(x)))
+        y = be.div(x, d)
+        self.saved = (y, d, n)
+        return y
+
+    def backward(self, g):
+        be = self.be
+        y, d, n = self.saved
+        s = be.sum(be.mul(g, y), self.dim, True)
+        s = be.where(be.ge(n, self.eps), s, be.zeros_like(s))
+        return be.div(be.sub(g, be.mul(y, s)), d), None, None
+
+    def composite(self, ins):
+        x, dim, eps = ins
+        return _e.div(x, _sel.clamp(_r.norm(x, 2.0, dim, keepdim=True), eps, None))
 
 
 def _normalized(x: Tensor, axes: tuple[int, ...], eps: float, w: Any, b: Any,
@@ -320,8 +349,11 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
     if not input.dtype.is_floating_point:
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
                            f"input. Got {_dtype.torch_name(input.dtype)}")
-    n = _sel.clamp(_r.norm(input, p, dim, keepdim=True), eps, None)
-    r = _e.div(input, n)
+    if p == 2 and input.ndim:
+        r = Normalize.apply(input, norm_dim(dim, input.ndim), float(eps))
+    else:
+        n = _sel.clamp(_r.norm(input, p, dim, keepdim=True), eps, None)
+        r = _e.div(input, n)
     if out is not None:
         out.copy_(r)  # type: ignore[attr-defined]
         return out

@@ -172,6 +172,41 @@ def test_norm_family_parity(torch, backend):
     np.testing.assert_allclose(rvl.numpy(), rvt.numpy(), rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parity
+@pytest.mark.parametrize(("shape", "dim"), [((5, 7), 1), ((3, 4, 6), -1), ((3, 4, 6), 0),
+                                            ((4,), 0)])
+def test_normalize_p2_parity_with_zero_rows_and_second_derivatives(torch, backend, shape, dim):
+    """``normalize``'s one-node p = 2 path against torch: values, gradients (a row of zeros
+    sits on the eps floor, where only the division's gradient flows) and, on "cpu", the
+    gradient of the gradient (through its composite form)."""
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(shape)
+    x[0] = 0.0
+    g = rng.standard_normal(shape)
+    for dt in (np.float32, np.float64):
+        if backend != "cpu" and dt == np.float64:
+            continue
+        a = _t(x.astype(dt), backend, True)
+        t = torch.tensor(x.astype(dt), requires_grad=True)
+        y = N.normalize(a, dim=dim)
+        yt = torch.nn.functional.normalize(t, dim=dim)
+        tol = dict(rtol=1e-5, atol=1e-6) if dt == np.float32 else dict(rtol=1e-12, atol=1e-13)
+        np.testing.assert_allclose(y.detach().numpy(), yt.detach().numpy(), **tol)
+        y.backward(_t(g.astype(dt), backend))
+        yt.backward(torch.tensor(g.astype(dt)))
+        np.testing.assert_allclose(a.grad.numpy(), t.grad.numpy(), **tol)
+    if backend == "cpu":
+        a = lucid.tensor(x[1:] if len(shape) > 1 else x, requires_grad=True)
+        t = torch.tensor(x[1:] if len(shape) > 1 else x, requires_grad=True)
+        (g1,) = lucid.autograd.grad(N.normalize(a, dim=dim).pow(3).sum(), a,
+                                    create_graph=True)
+        (g1t,) = torch.autograd.grad(torch.nn.functional.normalize(t, dim=dim).pow(3).sum(), t,
+                                     create_graph=True)
+        (g2,) = lucid.autograd.grad(g1.sum(), a)
+        (g2t,) = torch.autograd.grad(g1t.sum(), t)
+        np.testing.assert_allclose(g2.numpy(), g2t.numpy(), rtol=1e-10, atol=1e-12)
+
+
 # ---- kernels: both builds, layouts --------------------------------------------------------------
 
 
