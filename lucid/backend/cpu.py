@@ -167,6 +167,18 @@ class CpuBackend(NumpyBackend):
         out = _pw.forward("log", x) if getattr(x, "dtype", None) == _F32 else None
         return np.log(x) if out is None else out
 
+    # log1p and expm1 the same way: at 512k float32 elements numpy's take 4.8-10.5 ms here,
+    # these 0.5-0.6 ms (exp 1.0 -> 0.4, log 1.1 -> 0.4 in the same run)
+    @staticmethod
+    def log1p(x: Array) -> Array:
+        out = _pw.forward("log1p", x) if getattr(x, "dtype", None) == _F32 else None
+        return np.log1p(x) if out is None else out
+
+    @staticmethod
+    def expm1(x: Array) -> Array:
+        out = _pw.forward("expm1", x) if getattr(x, "dtype", None) == _F32 else None
+        return np.expm1(x) if out is None else out
+
     # leaky ReLU in one pass (kernels/activation.py) instead of numpy's compare/multiply/where
     @staticmethod
     def leaky_relu(x: Array, slope: float) -> Array:

@@ -19,6 +19,9 @@ the loops carry no dtype branch; under NUMBA_DISABLE_JIT the Python bodies run t
     log        Cephes logf: x = m 2^e, m in [sqrt(1/2), sqrt(2)), log m by a degree-9
                polynomial (~1 ulp); subnormals scaled by 2^23 first; 0 -> -inf, x < 0 -> NaN;
                float64 ``np.log``
+    log1p      float32: log1p01's series for -0.5 <= x <= 1 (|s| <= 1/3), log(1 + x) beyond
+               (no cancellation there); float64 ``np.log1p``
+    expm1_full float32: expm1 with the whole-range exp above 0.5; float64 ``np.expm1``
 
 The bitcasts that build 2**k (``_bits_f32``, ``_bits_f64``) are numba intrinsics.
 """
@@ -33,7 +36,8 @@ from numba.extending import intrinsic, overload
 
 from ._jit import FASTMATH, helper
 
-__all__ = ["exp_full", "expm1", "fast_exp", "log", "log1p01", "sigm", "tanh"]
+__all__ = ["exp_full", "expm1", "expm1_full", "fast_exp", "log", "log1p", "log1p01", "sigm",
+           "tanh"]
 
 _F32 = np.float32
 _LOG2E = _F32(1.44269504088896341)
@@ -320,3 +324,49 @@ def _log_ol(x):
     if isinstance(x, nbt.Float) and x.bitwidth == 32:
         return _log32
     return lambda x: np.log(x)
+
+
+def _log1p_any32(x):
+    s = x / (_TWO + x)
+    z = s * s
+    p = _F32(1.0 / 15.0) * z + _F32(1.0 / 13.0)
+    p = p * z + _F32(1.0 / 11.0)
+    p = p * z + _F32(1.0 / 9.0)
+    p = p * z + _F32(1.0 / 7.0)
+    p = p * z + _F32(1.0 / 5.0)
+    p = p * z + _F32(1.0 / 3.0)
+    near = _TWO * s * (p * z + _ONE)
+    inside = (x >= _F32(-0.5)) & (x <= _ONE)
+    return near if inside else log(_ONE + x)
+
+
+def _expm1_full32(x):
+    return expm1(x) if x < _F32(0.5) else exp_full(x) - _ONE
+
+
+def log1p(x):
+    """log(1 + x) of one scalar (the float32 body vectorises)."""
+    if isinstance(x, np.float32):
+        return _log1p_any32(x)
+    return np.log1p(x)
+
+
+def expm1_full(x):
+    """exp(x) - 1 of one scalar over float32's whole range (the float32 body vectorises)."""
+    if isinstance(x, np.float32):
+        return _expm1_full32(x)
+    return np.expm1(x)
+
+
+@overload(log1p, jit_options={"fastmath": set(FASTMATH), "error_model": "numpy"})
+def _log1p_ol(x):
+    if isinstance(x, nbt.Float) and x.bitwidth == 32:
+        return _log1p_any32
+    return lambda x: np.log1p(x)
+
+
+@overload(expm1_full, jit_options={"fastmath": set(FASTMATH), "error_model": "numpy"})
+def _expm1_full_ol(x):
+    if isinstance(x, nbt.Float) and x.bitwidth == 32:
+        return _expm1_full32
+    return lambda x: np.expm1(x)

@@ -1,5 +1,5 @@
 """Pointwise activations without a fast numpy path, forward and backward, one pass each
-(and float32 exp and log).
+(and float32 exp, log, log1p and expm1).
 
 numpy builds SiLU, Mish, softplus, ELU, hardswish, ... as a chain of where/compare/exp/log1p
 calls with a temporary per step, and its float32 transcendentals are slow here (exp of 512k
@@ -15,9 +15,9 @@ composed of numpy calls -> these kernels (torch 2.13 in its own process, same mi
     sigmoid 6.4 -> 0.67 (0.75)     tanh 2.2 -> 0.69 (1.69)
     (sigmoid and tanh: the forward here, the backward from the output as before)
 
-float32 ``exp`` and ``log`` (forward; their gradients are a product and a quotient) use the
-whole-range ``_vmath`` bodies: ``lucid.exp`` forward + backward at that size 1.57 -> 0.58 ms
-(torch 0.65).
+float32 ``exp``, ``log``, ``log1p`` and ``expm1`` (forward; their gradients are products and
+quotients) use the whole-range ``_vmath`` bodies: ``lucid.exp`` forward + backward at that
+size 1.57 -> 0.58 ms (torch 0.65); log1p and expm1 forward 4.8-5.2 -> 0.5-0.6 ms.
 
 Each function is a forward kernel and (but sigmoid and tanh) a backward kernel of its own,
 (x, out, a, b, c) and (x, g, out, a, b, c) with up to three parameters, so a model compiles
@@ -34,8 +34,9 @@ from numba.core import types as nbt
 
 from ._jit import dual, helper
 from ._threads import use_parallel
-from ._vmath import exp_full, expm1, fast_exp, log1p01, sigm
+from ._vmath import exp_full, expm1, expm1_full, fast_exp, log1p01, sigm
 from ._vmath import log as vlog
+from ._vmath import log1p as vlog1p
 from ._vmath import tanh as vtanh
 
 __all__ = ["KINDS", "GRADS", "forward", "backward"]
@@ -46,7 +47,8 @@ _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 # scale: elu, selu and celu), hardtanh (min, max)
 KINDS: dict[str, int] = {
     "sigmoid": 0, "tanh": 0, "silu": 0, "mish": 0, "softplus": 2, "logsigmoid": 0, "elu": 3,
-    "hardswish": 0, "hardsigmoid": 0, "hardtanh": 2, "exp": 0, "log": 0,
+    "hardswish": 0, "hardsigmoid": 0, "hardtanh": 2, "exp": 0, "log": 0, "log1p": 0,
+    "expm1": 0,
 }
 
 
@@ -68,6 +70,16 @@ def _exp(x, out, a, b, c):
 def _log(x, out, a, b, c):
     for i in prange(x.shape[0]):
         out[i] = vlog(x[i])
+
+
+def _log1p(x, out, a, b, c):
+    for i in prange(x.shape[0]):
+        out[i] = vlog1p(x[i])
+
+
+def _expm1(x, out, a, b, c):
+    for i in prange(x.shape[0]):
+        out[i] = expm1_full(x[i])
 
 
 def _silu(x, out, a, b, c):
@@ -216,7 +228,7 @@ def _sig_bwd(T):
 
 _FWD = {name: dual(globals()["_" + name], signatures=[_sig_fwd]) for name in KINDS}
 _BWD = {name: dual(globals()[f"_{name}_grad"], signatures=[_sig_bwd])
-        for name in KINDS if name not in ("sigmoid", "tanh", "exp", "log")}
+        for name in KINDS if name not in ("sigmoid", "tanh", "exp", "log", "log1p", "expm1")}
 # the functions whose backward (from the input x) is a kernel here
 GRADS = frozenset(_BWD)
 

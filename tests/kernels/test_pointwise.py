@@ -29,6 +29,10 @@ def _ref(name: str, x: np.ndarray, p: tuple) -> np.ndarray:
         return np.exp(x)
     if name == "log":
         return np.log(x)
+    if name == "log1p":
+        return np.log1p(x)
+    if name == "expm1":
+        return np.expm1(x)
     if name == "sigmoid":
         return _sig(x)
     if name == "tanh":
@@ -115,6 +119,8 @@ def test_forward_and_backward_match_float64_references(build, rng, name, dtype) 
 NONFINITE = {
     "exp": ([math.nan, math.inf, 0], None),
     "log": ([math.nan, math.inf, math.nan], None),
+    "log1p": ([math.nan, math.inf, math.nan], None),
+    "expm1": ([math.nan, math.inf, -1], None),
     "sigmoid": ([math.nan, 1, 0], None),
     "tanh": ([math.nan, 1, -1], None),
     "silu": ([math.nan, math.inf, math.nan], [math.nan, math.nan, math.nan]),
@@ -200,3 +206,21 @@ def test_float32_exp_and_log_over_their_whole_range() -> None:
     with np.errstate(divide="ignore", invalid="ignore"):
         special = np.array([0.0, -0.0, -1.0, -math.inf], np.float32)
         np.testing.assert_array_equal(P.forward("log", special), np.log(special))
+
+
+def test_float32_log1p_and_expm1_keep_tiny_arguments_exact() -> None:
+    """log1p and expm1 near 0 (where 1 + x and exp(x) - 1 would cancel) and over their whole
+    range, within 2.5e-7 of float64; log1p(-1) = -inf, below -1 NaN."""
+    tiny = np.concatenate([np.logspace(-38, 0, 20001), -np.logspace(-38, np.log10(0.999), 20001)])
+    x = np.concatenate([tiny, np.linspace(-0.999, 50, 20001), np.logspace(0, 38, 2001)])
+    x = x.astype(np.float32)
+    got = P.forward("log1p", x).astype(np.float64)
+    want = np.log1p(x.astype(np.float64))
+    assert np.all(np.abs(got - want) <= 2.5e-7 * np.abs(want) + 1e-45)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        special = np.array([-1.0, -2.0], np.float32)
+        np.testing.assert_array_equal(P.forward("log1p", special), np.log1p(special))
+    y = np.concatenate([tiny, np.linspace(-110, 88.7, 20001)]).astype(np.float32)
+    got = P.forward("expm1", y).astype(np.float64)
+    want = np.expm1(y.astype(np.float64))
+    assert np.all(np.abs(got - want) <= 4e-7 * np.abs(want) + 1e-45)
