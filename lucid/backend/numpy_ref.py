@@ -201,7 +201,14 @@ class NumpyBackend(NnReference):
     maximum = staticmethod(np.maximum)
     minimum = staticmethod(np.minimum)
     where = staticmethod(np.where)
-    clip = staticmethod(np.clip)
+
+    @staticmethod
+    def clip(x: Array, lo: Any, hi: Any) -> Array:
+        out = np.clip(x, lo, hi)
+        # NOTE: numpy clips bfloat16 (ml_dtypes) with Python bounds into float32
+        d = getattr(x, "dtype", None)
+        return out.astype(d) if d in _HALF and out.dtype != d else out
+
     eq = staticmethod(np.equal)
     ne = staticmethod(np.not_equal)
     lt = staticmethod(np.less)

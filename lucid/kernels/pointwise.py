@@ -21,8 +21,9 @@ size 1.57 -> 0.58 ms (torch 0.65); log1p and expm1 forward 4.8-5.2 -> 0.5-0.6 ms
 
 Each function is a forward kernel of its own, (x, out, a, b, c) with up to three parameters,
 and those in ``GRADS`` a backward kernel (x, g, out, a, b, c), so a model compiles only what
-it uses (about 1 s per parallel build; one kernel switching over ten functions took 7 s). NaN and infinities give torch's results (tests/kernels/test_pointwise.py): the cut-off
-tests are written so NaN takes the pass-through branch, as torch's kernels do.
+it uses (about 1 s per parallel build; one kernel switching over ten functions took 7 s).
+NaN and infinities give torch's results (tests/kernels/test_pointwise.py): the cut-off tests
+are written so NaN takes the pass-through branch, as torch's kernels do.
 """
 
 from __future__ import annotations

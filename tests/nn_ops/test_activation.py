@@ -58,3 +58,23 @@ def test_softmax_over_strided_dims(backend):
         np.testing.assert_allclose(y, e / e.sum(dim, keepdims=True), rtol=1e-5, atol=1e-7)
 
 
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("name", ["hardtanh", "relu6", "hardsigmoid", "hardswish", "silu",
+                                  "mish", "softplus", "elu", "logsigmoid"])
+@pytest.mark.parametrize("half", ["float16", "bfloat16"])
+def test_half_inputs_keep_their_dtype(torch, name, half):
+    """The clamping activations on float16/bfloat16 stay in that dtype (numpy's clip turns
+    bfloat16 into float32) and agree with torch's to the dtype's resolution."""
+    x = np.linspace(-5, 5, 23).astype(np.float32)
+    a = lucid.tensor(x).to(getattr(lucid, half)).requires_grad_()
+    t = torch.tensor(x).to(getattr(torch, half)).requires_grad_()
+    y, yt = getattr(A, name)(a), getattr(torch.nn.functional, name)(t)
+    y.sum().backward()
+    yt.sum().backward()
+    assert y.dtype == getattr(lucid, half) and a.grad.dtype == getattr(lucid, half)
+    np.testing.assert_allclose(y.detach().float().numpy(), yt.detach().float().numpy(),
+                               rtol=2e-2, atol=2e-2)
+    np.testing.assert_allclose(a.grad.float().numpy(), t.grad.float().numpy(), rtol=2e-2,
+                               atol=2e-2)
