@@ -80,3 +80,19 @@ def forward(be: Any, name: str, x: Any, params: tuple[float, ...] = ()) -> Any:
 def backward(be: Any, name: str, x: Any, g: Any, params: tuple[float, ...] = ()) -> Any:
     """``g * f'(x)`` of the activation ``name`` (a key of BACKWARD) through ``be``'s methods."""
     return BACKWARD[name](be, x, g, *params)
+
+
+class ActivationReference:
+    """The backend methods ``activation`` / ``activation_backward`` as these compositions over
+    the backend's own methods (mixed into the numpy reference, "gpu" and ``GraphBackend``)."""
+
+    def activation(self, name: str, x: Any, params: tuple[float, ...] = ()) -> Any:
+        """The pointwise activation ``name`` (silu, mish, softplus, logsigmoid, elu, hardswish,
+        hardsigmoid, hardtanh, sigmoid, tanh) with its parameters."""
+        return forward(self, name, x, params)
+
+    def activation_backward(self, name: str, x: Any, g: Any,
+                            params: tuple[float, ...] = ()) -> Any:
+        """``g * f'(x)`` of ``activation(name, x, params)`` (all but sigmoid and tanh, whose
+        gradients come from their outputs: ``sigmoid_backward``, ``tanh_backward``)."""
+        return backward(self, name, x, g, params)

@@ -11,7 +11,8 @@ from typing import Any
 import numpy as np
 
 from ..kernels._splitmix import GOLDEN, MIX1, MIX2, threshold
-from . import _activation_ref, _rnn_ref
+from . import _rnn_ref
+from ._activation_ref import ActivationReference
 
 Array = np.ndarray
 
@@ -39,7 +40,7 @@ def dropout_scale_host(shape: tuple[int, ...], seed: int, p: float, dt: np.dtype
     return (keep.astype(dt) * np.asarray(1.0 / (1.0 - p), dt)).reshape(shape)
 
 
-class NnReference:
+class NnReference(ActivationReference):
     """Fused nn ops over numpy arrays (mixed into ``NumpyBackend``)."""
 
     def dropout_scale(self, gen: np.random.Generator, shape: tuple[int, ...], p: float,
@@ -54,17 +55,6 @@ class NnReference:
         gate functions, and whole-sequence kernels (or None). The reference: its numpy steps,
         every GEMM on numpy's threads."""
         return _rnn_ref, None
-
-    def activation(self, name: str, x: Array, params: tuple[float, ...] = ()) -> Array:
-        """The pointwise activation ``name`` (silu, mish, softplus, logsigmoid, elu, hardswish,
-        hardsigmoid, hardtanh, sigmoid, tanh) with its parameters (``_activation_ref``)."""
-        return _activation_ref.forward(self, name, x, params)
-
-    def activation_backward(self, name: str, x: Array, g: Array,
-                            params: tuple[float, ...] = ()) -> Array:
-        """``g * f'(x)`` of ``activation(name, x, params)`` (all but sigmoid and tanh, whose
-        gradients come from their outputs: ``sigmoid_backward``, ``tanh_backward``)."""
-        return _activation_ref.backward(self, name, x, g, params)
 
     # ---- fused nn ops: softmax, cross-entropy, batch/layer norm (ops/activation, loss, norm) --
     @staticmethod

@@ -51,6 +51,19 @@ def host_dropout_scale(gen: np.random.Generator, shape: tuple[int, ...], p: floa
     return dropout_scale_host(shape, seed, p, d.np) if out is None else out
 
 
+def _fused_unary(name: str, fallback: Any, only: np.dtype | None = None) -> staticmethod:
+    """A backend method running kernels/pointwise.py's ``name`` on float arrays (of dtype
+    ``only`` when given), ``fallback`` on everything else."""
+
+    def method(x: Array) -> Array:
+        out = _pw.forward(name, x) if only is None or getattr(x, "dtype", None) == only \
+            else None
+        return fallback(x) if out is None else out
+
+    method.__name__ = method.__qualname__ = name
+    return staticmethod(method)
+
+
 class CpuBackend(NumpyBackend):
     """numpy + lucid.kernels. Each override below names the figure that justifies it."""
 
@@ -143,41 +156,17 @@ class CpuBackend(NumpyBackend):
         return NumpyBackend.activation_backward(self, name, x, g, params) if out is None \
             else out
 
-    @staticmethod
-    def sigmoid(x: Array) -> Array:
-        out = _pw.forward("sigmoid", x)
-        return NumpyBackend.sigmoid(x) if out is None else out
-
-    @staticmethod
-    def tanh(x: Array) -> Array:
-        out = _pw.forward("tanh", x)
-        return np.tanh(x) if out is None else out
-
-    # float32 exp and log on the vectorised polynomials (kernels/_vmath.py; within 3.6e-7 and
-    # 1.2e-7 relative): 512k elements 1.6 ms each through numpy here (its float32 exp and log
-    # are scalar loops on this machine), 0.2 ms; lucid.exp forward + backward 1.57 -> 0.58
-    # ms (torch 0.65). float64 keeps numpy's.
-    @staticmethod
-    def exp(x: Array) -> Array:
-        out = _pw.forward("exp", x) if getattr(x, "dtype", None) == _F32 else None
-        return np.exp(x) if out is None else out
-
-    @staticmethod
-    def log(x: Array) -> Array:
-        out = _pw.forward("log", x) if getattr(x, "dtype", None) == _F32 else None
-        return np.log(x) if out is None else out
-
-    # log1p and expm1 the same way: at 512k float32 elements numpy's take 4.8-10.5 ms here,
-    # these 0.5-0.6 ms (exp 1.0 -> 0.4, log 1.1 -> 0.4 in the same run)
-    @staticmethod
-    def log1p(x: Array) -> Array:
-        out = _pw.forward("log1p", x) if getattr(x, "dtype", None) == _F32 else None
-        return np.log1p(x) if out is None else out
-
-    @staticmethod
-    def expm1(x: Array) -> Array:
-        out = _pw.forward("expm1", x) if getattr(x, "dtype", None) == _F32 else None
-        return np.expm1(x) if out is None else out
+    # the sigmoid and tanh forwards from the same kernels; float32 exp, log, log1p and expm1
+    # on the vectorised polynomials (kernels/_vmath.py; within 1.2e-7-4e-7 relative): 512k
+    # float32 elements through numpy here (scalar loops on this machine) exp 1.0 -> 0.4 ms,
+    # log 1.1 -> 0.4, log1p 4.8 -> 0.5, expm1 5.2 -> 0.6; lucid.exp forward + backward 1.57 ->
+    # 0.58 ms (torch 0.65). float64 keeps numpy's exp, log, log1p and expm1.
+    sigmoid = _fused_unary("sigmoid", NumpyBackend.sigmoid)
+    tanh = _fused_unary("tanh", np.tanh)
+    exp = _fused_unary("exp", np.exp, _F32)
+    log = _fused_unary("log", np.log, _F32)
+    log1p = _fused_unary("log1p", np.log1p, _F32)
+    expm1 = _fused_unary("expm1", np.expm1, _F32)
 
     # leaky ReLU in one pass (kernels/activation.py) instead of numpy's compare/multiply/where
     @staticmethod

@@ -54,8 +54,9 @@ import numpy as np
 
 from .. import _dtype
 from .._device import device
-from . import _activation_ref, _gpu_conv, _gpu_index, _gpu_nn, _gpu_ops, _gpu_optim
 from . import _gpu_common as _gc
+from . import _gpu_conv, _gpu_index, _gpu_nn, _gpu_ops, _gpu_optim
+from ._activation_ref import ActivationReference
 from ._gpu_common import (
     FLOATS,
     FROM_MX,
@@ -442,13 +443,9 @@ class GpuBackend(GpuState):
         return a is b
 
     # ---- fused nn ops, optimizer updates, convolution and pooling -----------------------
-    def activation(self, name: str, x: Array, params: tuple[float, ...] = ()) -> Array:
-        return _activation_ref.forward(self, name, x, params)
-
-    def activation_backward(self, name: str, x: Array, g: Array,
-                            params: tuple[float, ...] = ()) -> Array:
-        return _activation_ref.backward(self, name, x, g, params)
-
+    # the composed reference over this backend's own methods
+    activation = ActivationReference.activation
+    activation_backward = ActivationReference.activation_backward
     softmax = staticmethod(_gpu_nn.softmax)
     gelu = staticmethod(_gpu_nn.gelu)
     leaky_relu = staticmethod(_gpu_nn.leaky_relu)

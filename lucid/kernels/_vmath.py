@@ -2,15 +2,17 @@
 
 Without SVML numba calls a scalar ``expf``/``exp``/``tanh`` per element (256k float32 exps:
 580 us as a loop against 101 us through the polynomial below; numpy 107 us, torch 70 us).
-Each function is an ``overload`` that picks its float32 or float64 body at compile time, so
-the loops carry no dtype branch; under NUMBA_DISABLE_JIT the Python bodies run the same math.
+Each function is made by ``_scalar``: an ``overload`` picks its float32 or float64 body at
+compile time, so the loops carry no dtype branch; under NUMBA_DISABLE_JIT the Python bodies
+run the same math.
 
     fast_exp   float32: Cephes-style expf (rel. error ~1.2e-7); float64: ``np.exp``
     sigm       1 / (1 + exp(-x)): float32 on fast_exp, float64 on Cephes exp (~1 ulp)
     tanh       Cephes tanhf / tanh: odd polynomial below |x| = 0.625, 1 - 2 / (exp(2x) + 1) above
-    log1p01    log(1 + t) for t in [0, 1] (softplus's log1p(exp(-|z|))): float32 by the atanh
-               series 2 s (1 + s^2/3 + ... + s^14/15), s = t / (2 + t) <= 1/3 (no 1 + t
-               formed, so tiny t keep full precision; rel. error ~1e-7); float64 ``np.log1p``
+    log1p_near log(1 + t) for t in [-0.5, 1] (softplus's log1p(exp(-|z|))): float32 by the
+               atanh series 2 s (1 + s^2/3 + ... + s^14/15), s = t / (2 + t), |s| <= 1/3 (no
+               1 + t formed, so tiny t keep full precision; rel. error ~1e-7); float64
+               ``np.log1p``
     expm1      exp(x) - 1: float32 Taylor to x^8 for |x| < 0.5, fast_exp(x) - 1 beyond;
                float64 ``np.expm1``
     exp_full   exp over float32's whole range (fast_exp of x - 1 times e above 88, of x + 20
@@ -19,7 +21,7 @@ the loops carry no dtype branch; under NUMBA_DISABLE_JIT the Python bodies run t
     log        Cephes logf: x = m 2^e, m in [sqrt(1/2), sqrt(2)), log m by a degree-9
                polynomial (~1 ulp); subnormals scaled by 2^23 first; 0 -> -inf, x < 0 -> NaN;
                float64 ``np.log``
-    log1p      float32: log1p01's series for -0.5 <= x <= 1 (|s| <= 1/3), log(1 + x) beyond
+    log1p      float32: log1p_near's series for -0.5 <= x <= 1, log(1 + x) beyond
                (no cancellation there); float64 ``np.log1p``
     expm1_full float32: expm1 with the whole-range exp above 0.5; float64 ``np.expm1``
 
@@ -36,7 +38,7 @@ from numba.extending import intrinsic, overload
 
 from ._jit import FASTMATH, helper
 
-__all__ = ["exp_full", "expm1", "expm1_full", "fast_exp", "log", "log1p", "log1p01", "sigm",
+__all__ = ["exp_full", "expm1", "expm1_full", "fast_exp", "log", "log1p", "log1p_near", "sigm",
            "tanh"]
 
 _F32 = np.float32
@@ -104,23 +106,6 @@ def _exp32(x):
     return y if x == x else x
 
 
-def fast_exp(x):
-    """exp(x): the vectorisable polynomial for float32, ``np.exp`` for float64."""
-    if isinstance(x, np.float32):
-        return _exp32(x)
-    return np.exp(x)
-
-
-# NOTE: an overload picks the float32 or float64 body at compile time, so the inner loops carry
-# no dtype branch; under NUMBA_DISABLE_JIT the Python ``fast_exp`` above runs the same math.
-@overload(fast_exp, jit_options={"fastmath": set(FASTMATH), "error_model": "numpy"})
-def _fast_exp_ol(x):
-    if isinstance(x, nbt.Float) and x.bitwidth == 32:
-        return _exp32
-    return lambda x: np.exp(x)
-
-
-
 _ONE = _F32(1.0)
 _TWO = _F32(2.0)
 
@@ -177,38 +162,8 @@ def _tanh64(x):
     return small if abs(x) < 0.625 else big
 
 
-def sigm(x):
-    """Logistic sigmoid of one scalar (both bodies vectorise)."""
-    if isinstance(x, np.float32):
-        return _sig32(x)
-    return _sig64(x)
-
-
-def tanh(x):
-    """tanh of one scalar (both bodies vectorise)."""
-    if isinstance(x, np.float32):
-        return _tanh32(x)
-    return _tanh64(x)
-
-
-# NOTE: overloads pick the float32 or float64 body at compile time (no dtype branch in the
-# loops); under NUMBA_DISABLE_JIT the Python functions above run the same math.
-@overload(sigm, jit_options={"fastmath": set(FASTMATH), "error_model": "numpy"})
-def _sigm_ol(x):
-    if isinstance(x, nbt.Float) and x.bitwidth == 32:
-        return _sig32
-    return _sig64
-
-
-@overload(tanh, jit_options={"fastmath": set(FASTMATH), "error_model": "numpy"})
-def _tanh_ol(x):
-    if isinstance(x, nbt.Float) and x.bitwidth == 32:
-        return _tanh32
-    return _tanh64
-
-
-def _log1p32(t):
-    s = t / (_TWO + t)
+def _log1p_near32(x):
+    s = x / (_TWO + x)
     z = s * s
     p = _F32(1.0 / 15.0) * z + _F32(1.0 / 13.0)
     p = p * z + _F32(1.0 / 11.0)
@@ -230,34 +185,6 @@ def _expm1_32(x):
     p = p * x + _F32(0.5)
     small = (p * x + _ONE) * x
     return small if abs(x) < _F32(0.5) else fast_exp(x) - _ONE
-
-
-def log1p01(t):
-    """log(1 + t) of one scalar t in [0, 1] (the float32 body vectorises)."""
-    if isinstance(t, np.float32):
-        return _log1p32(t)
-    return np.log1p(t)
-
-
-def expm1(x):
-    """exp(x) - 1 of one scalar (the float32 body vectorises)."""
-    if isinstance(x, np.float32):
-        return _expm1_32(x)
-    return np.expm1(x)
-
-
-@overload(log1p01, jit_options={"fastmath": set(FASTMATH), "error_model": "numpy"})
-def _log1p01_ol(t):
-    if isinstance(t, nbt.Float) and t.bitwidth == 32:
-        return _log1p32
-    return lambda t: np.log1p(t)
-
-
-@overload(expm1, jit_options={"fastmath": set(FASTMATH), "error_model": "numpy"})
-def _expm1_ol(x):
-    if isinstance(x, nbt.Float) and x.bitwidth == 32:
-        return _expm1_32
-    return lambda x: np.expm1(x)
 
 
 _E1 = _F32(2.718281828459045)
@@ -298,75 +225,46 @@ def _log32(x):
     return x if (x == _F32(np.inf)) | (x != x) else r
 
 
-def exp_full(x):
-    """exp(x) of one scalar over the whole float32 range (the float32 body vectorises)."""
-    if isinstance(x, np.float32):
-        return _exp_full32(x)
-    return np.exp(x)
-
-
-def log(x):
-    """Natural log of one scalar (the float32 body vectorises)."""
-    if isinstance(x, np.float32):
-        return _log32(x)
-    return np.log(x)
-
-
-@overload(exp_full, jit_options={"fastmath": set(FASTMATH), "error_model": "numpy"})
-def _exp_full_ol(x):
-    if isinstance(x, nbt.Float) and x.bitwidth == 32:
-        return _exp_full32
-    return lambda x: np.exp(x)
-
-
-@overload(log, jit_options={"fastmath": set(FASTMATH), "error_model": "numpy"})
-def _log_ol(x):
-    if isinstance(x, nbt.Float) and x.bitwidth == 32:
-        return _log32
-    return lambda x: np.log(x)
-
-
 def _log1p_any32(x):
-    s = x / (_TWO + x)
-    z = s * s
-    p = _F32(1.0 / 15.0) * z + _F32(1.0 / 13.0)
-    p = p * z + _F32(1.0 / 11.0)
-    p = p * z + _F32(1.0 / 9.0)
-    p = p * z + _F32(1.0 / 7.0)
-    p = p * z + _F32(1.0 / 5.0)
-    p = p * z + _F32(1.0 / 3.0)
-    near = _TWO * s * (p * z + _ONE)
     inside = (x >= _F32(-0.5)) & (x <= _ONE)
-    return near if inside else log(_ONE + x)
+    return log1p_near(x) if inside else log(_ONE + x)
 
 
 def _expm1_full32(x):
     return expm1(x) if x < _F32(0.5) else exp_full(x) - _ONE
 
 
-def log1p(x):
-    """log(1 + x) of one scalar (the float32 body vectorises)."""
-    if isinstance(x, np.float32):
-        return _log1p_any32(x)
-    return np.log1p(x)
+def _scalar(name: str, f32: object, f64: object, doc: str) -> object:
+    """One scalar function of the kernels' loops: ``f32`` for float32 and ``f64`` for float64
+    arguments. An ``overload`` picks the body at compile time, so the loops carry no dtype
+    branch; under NUMBA_DISABLE_JIT the returned Python function runs the same bodies."""
+
+    def fn(x):
+        return f32(x) if isinstance(x, np.float32) else f64(x)  # type: ignore[operator]
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+
+    @overload(fn, jit_options={"fastmath": set(FASTMATH), "error_model": "numpy"})
+    def _pick(x):
+        return f32 if isinstance(x, nbt.Float) and x.bitwidth == 32 else f64
+
+    return fn
 
 
-def expm1_full(x):
-    """exp(x) - 1 of one scalar over float32's whole range (the float32 body vectorises)."""
-    if isinstance(x, np.float32):
-        return _expm1_full32(x)
-    return np.expm1(x)
-
-
-@overload(log1p, jit_options={"fastmath": set(FASTMATH), "error_model": "numpy"})
-def _log1p_ol(x):
-    if isinstance(x, nbt.Float) and x.bitwidth == 32:
-        return _log1p_any32
-    return lambda x: np.log1p(x)
-
-
-@overload(expm1_full, jit_options={"fastmath": set(FASTMATH), "error_model": "numpy"})
-def _expm1_full_ol(x):
-    if isinstance(x, nbt.Float) and x.bitwidth == 32:
-        return _expm1_full32
-    return lambda x: np.expm1(x)
+fast_exp = _scalar("fast_exp", _exp32, lambda x: np.exp(x),
+                   "exp(x): the vectorisable polynomial for float32, ``np.exp`` for float64.")
+sigm = _scalar("sigm", _sig32, _sig64, "Logistic sigmoid of one scalar (both bodies vectorise).")
+tanh = _scalar("tanh", _tanh32, _tanh64, "tanh of one scalar (both bodies vectorise).")
+log1p_near = _scalar("log1p_near", _log1p_near32, lambda x: np.log1p(x),
+                     "log(1 + x) for x in [-0.5, 1] (the float32 body vectorises).")
+expm1 = _scalar("expm1", _expm1_32, lambda x: np.expm1(x),
+                "exp(x) - 1 of one scalar, float32 below 88.5 (the float32 body vectorises).")
+exp_full = _scalar("exp_full", _exp_full32, lambda x: np.exp(x),
+                   "exp(x) over the whole float32 range (the float32 body vectorises).")
+log = _scalar("log", _log32, lambda x: np.log(x),
+              "Natural log of one scalar (the float32 body vectorises).")
+log1p = _scalar("log1p", _log1p_any32, lambda x: np.log1p(x),
+                "log(1 + x) of one scalar (the float32 body vectorises).")
+expm1_full = _scalar("expm1_full", _expm1_full32, lambda x: np.expm1(x),
+                     "exp(x) - 1 over the whole float32 range (the float32 body vectorises).")

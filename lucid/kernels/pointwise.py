@@ -34,7 +34,7 @@ from numba.core import types as nbt
 
 from ._jit import dual, helper
 from ._threads import use_parallel
-from ._vmath import exp_full, expm1, expm1_full, fast_exp, log1p01, sigm
+from ._vmath import exp_full, expm1, expm1_full, fast_exp, log1p_near, sigm
 from ._vmath import log as vlog
 from ._vmath import log1p as vlog1p
 from ._vmath import tanh as vtanh
@@ -128,7 +128,7 @@ def _softplus(x, out, a, b, c):
     for i in prange(x.shape[0]):
         v = x[i]
         z = v * beta
-        sp = (z if z > zero else zero) + log1p01(fast_exp(-abs(z)))
+        sp = (z if z > zero else zero) + log1p_near(fast_exp(-abs(z)))
         out[i] = v if z > th else sp / beta
 
 
@@ -143,7 +143,7 @@ def _logsigmoid(x, out, a, b, c):
     zero = x.dtype.type(0)
     for i in prange(x.shape[0]):
         v = x[i]
-        out[i] = (v if v < zero else zero) - log1p01(fast_exp(-abs(v)))
+        out[i] = (v if v < zero else zero) - log1p_near(fast_exp(-abs(v)))
 
 
 def _logsigmoid_grad(x, g, out, a, b, c):

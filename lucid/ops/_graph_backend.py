@@ -19,7 +19,7 @@ from typing import Any
 from .. import _dtype
 from .._tensor import Tensor, _make
 from ..autograd.function import Op
-from ..backend import _activation_ref
+from ..backend._activation_ref import ActivationReference
 from . import activation as _act
 from . import conv as _conv
 from . import elementwise as _e
@@ -54,7 +54,7 @@ def _unary(f: Any) -> Any:
     return method
 
 
-class GraphBackend:
+class GraphBackend(ActivationReference):
     """The array backend ``be``'s interface, recorded on Tensors (see the module docstring)."""
 
     def __init__(self, be: Any) -> None:
@@ -169,13 +169,6 @@ class GraphBackend:
     def relu_backward(self, x: Any, g: Any) -> Tensor:
         x = self.t(x)
         return _sel.where(_sel.gt(x.detach(), 0), self.t(g), 0.0)
-
-    def activation(self, name: str, x: Any, params: tuple[float, ...] = ()) -> Tensor:
-        return _activation_ref.forward(self, name, x, params)
-
-    def activation_backward(self, name: str, x: Any, g: Any, params: tuple[float, ...] = ()
-                            ) -> Tensor:
-        return _activation_ref.backward(self, name, x, g, params)
 
     def leaky_relu(self, x: Any, slope: float) -> Tensor:
         return _act.leaky_relu(self.t(x), slope)
