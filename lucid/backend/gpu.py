@@ -362,6 +362,10 @@ class GpuBackend(GpuState):
     sort = staticmethod(_gpu_ops.sort)
     # ---- linear algebra -----------------------------------------------------------------
     matmul = staticmethod(_gpu_ops.matmul)
+
+    @staticmethod
+    def addmm(c: Array, a: Array, b: Array) -> Array:
+        return _gpu_ops.matmul(a, b) + c
     @staticmethod
     def outer(a: Array, b: Array) -> Array:
         return mx.outer(a, b)

@@ -17,6 +17,7 @@ import numpy as np
 from numba import prange
 from numba.core import types as nbt
 
+from ._gemm import gemm
 from ._jit import dual, helper
 
 
@@ -319,7 +320,7 @@ def _gemm_forward(x, w, bias, out, KH, KW, sh, sw, pt, pl, dh, dw, nb, nt):
                                     OH, OW, idx)
                 if nb == 1:
                     o = out[s, g].reshape(OCg, L)
-                    np.dot(w[g], buf, o)
+                    gemm(w[g], buf, o)
                     for oc in range(OCg):
                         b = bias[g, oc]
                         orow = o[oc]
@@ -327,7 +328,7 @@ def _gemm_forward(x, w, bias, out, KH, KW, sh, sw, pt, pl, dh, dw, nb, nt):
                             orow[p] += b
                     continue
                 res = rflat[:OCg * m * L].reshape(OCg, m * L)
-                np.dot(w[g], buf, res)
+                gemm(w[g], buf, res)
                 for j in range(m):
                     o = out[s + j, g].reshape(OCg, L)
                     for oc in range(OCg):
@@ -370,14 +371,14 @@ def _gemm_grad_input(gy, w, dx, KH, KW, sh, sw, pt, pl, dh, dw, nb, nt):
                 m = min(nb, n1 - s)
                 if nb > 1:
                     buft = flat[:CK * m * L].reshape(m * L, CK)
-                    np.dot(_gather_block_t(gy, gflat, s, m, g), w[g], buft)
+                    gemm(_gather_block_t(gy, gflat, s, m, g), w[g], buft)
                     for j in range(m):
                         d = dx[s + j, g]
                         d[:] = zero
                         _col2im_t(buft, j * L, d, idx)
                     continue
                 buf = flat[:CK * L].reshape(CK, L)
-                np.dot(w[g].T, gy[s, g].reshape(OCg, L), buf)
+                gemm(w[g].T, gy[s, g].reshape(OCg, L), buf)
                 buf3 = flat[:CK * L].reshape(CK, 1, L)
                 d = dx[s, g]
                 d[:] = zero
@@ -424,11 +425,11 @@ def _gemm_grad_weight(x, gy, dwp, KH, KW, sh, sw, pt, pl, dh, dw, nb, nt):
                     buft = flat[:CK * m * L].reshape(m * L, CK)
                     for j in range(m):
                         _im2col_t(x[s + j, g], buft, j * L, idx)
-                    np.dot(_gather_block(gy, gflat, s, m, g), buft, dst)
+                    gemm(_gather_block(gy, gflat, s, m, g), buft, dst)
                 else:
                     buf = _im2col_block(x, flat, s, 1, g, CK, KH, KW, sh, sw, pt, pl, dh, dw,
                                         OH, OW, idx)
-                    np.dot(gy[s, g].reshape(OCg, L), buf.T, dst)
+                    gemm(gy[s, g].reshape(OCg, L), buf.T, dst)
                 if s != n0:
                     for oc in range(OCg):
                         for k in range(CK):

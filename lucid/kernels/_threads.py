@@ -27,9 +27,14 @@ row-sum of a (256, 4096) array; matmul alone 0.90 ms, big row-sum alone 48 us:
      (``parallel_threshold()`` becomes infinite): serial was 1.0 ms vs 9.9 ms above.
 
 ``OMP_WAIT_POLICY`` is left alone (PASSIVE costs an ~80 us wake-up on every parallel
-kernel). The numba threading layer is numba's default choice (tbb > omp > workqueue), also
-when an OpenMP runtime was loaded before lucid (torch ships a libgomp.so.1 that numba then
-shares): "omp" on torch's pool beat a switch to "workqueue" (figures below). Kernels below
+kernel). numba's threading layer is chosen in the order omp > tbb > workqueue (numba's own
+order puts tbb first; ``NUMBA_THREADING_LAYER`` or ``NUMBA_THREADING_LAYER_PRIORITY`` set by
+the user win): MKL, where lucid's products use it (``blas.py``), runs on libgomp, so "omp"
+keeps BLAS and numba's kernels on one pool (the ``mkl`` wheel installs TBB, which numba
+would otherwise pick; on the CNN and MLP steps tbb and omp measured the same without MKL).
+This holds also when an OpenMP runtime was loaded before lucid (torch ships a libgomp.so.1
+that numba then shares): "omp" on torch's pool beat a switch to "workqueue" (figures below).
+Kernels below
 ``parallel_threshold(kind)`` elements run their serial build (figures below).
 
 benchmarks/kernels/interleaved.py (step = matmul, row sums of 131k and 1M, relu_backward):
@@ -55,6 +60,7 @@ from typing import Any
 
 OPENBLAS_THREAD_TIMEOUT = "4"
 GOMP_SPINCOUNT = "10000"
+LAYER_PRIORITY = "omp tbb workqueue"
 
 # Elements from which a kernel runs its parallel build. Median microseconds of one kernel
 # call, float32, serial -> parallel build, in three situations: right after a 256x784 @ 784x512
@@ -159,6 +165,7 @@ def configure() -> dict[str, Any]:
     """
     os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", OPENBLAS_THREAD_TIMEOUT)
     os.environ.setdefault("GOMP_SPINCOUNT", GOMP_SPINCOUNT)
+    prefer_omp()
     try:
         want = int(os.environ["OPENBLAS_THREAD_TIMEOUT"])
     except ValueError:
@@ -178,6 +185,16 @@ def configure() -> dict[str, Any]:
     if first:
         _STATE["gomp_preloaded"] = bool(_loaded_libraries("libgomp"))
     return state()
+
+
+def prefer_omp() -> None:
+    """Put numba's "omp" threading layer first unless the user chose (see the docstring)."""
+    if "NUMBA_THREADING_LAYER_PRIORITY" in os.environ:
+        return
+    os.environ["NUMBA_THREADING_LAYER_PRIORITY"] = LAYER_PRIORITY
+    config = getattr(sys.modules.get("numba"), "config", None)
+    if config is not None:  # numba read its environment already
+        config.THREADING_LAYER_PRIORITY = LAYER_PRIORITY.split()
 
 
 def state() -> dict[str, Any]:
@@ -222,7 +239,8 @@ def reset_threshold() -> None:
 
 
 class BlasThreads:
-    """Sets scipy's OpenBLAS to one thread while numba threads call BLAS, then restores it.
+    """Sets scipy's OpenBLAS (and MKL, where kernels' GEMMs run on it: ``_gemm.py``) to one
+    thread while numba threads call BLAS, then restores it.
 
     numba's ``np.dot`` calls scipy's BLAS. With two threads each calling a multithreaded
     OpenBLAS, OpenBLAS warns "Detect OpenMP Loop and this application may hang" and the pools
@@ -240,6 +258,11 @@ class BlasThreads:
 
     def _probe(self) -> None:
         self.ready = True
+        mkl = getattr(sys.modules.get("lucid.kernels.blas"), "mkl", None)
+        lib = mkl() if mkl is not None else None
+        if lib is not None:  # kernels' GEMMs run on MKL (kernels/_gemm.py)
+            self.libs.append((lib.set_threads, lib.get_threads))
+            self.ok = True
         try:  # NOTE: scipy's BLAS is loaded only when a conv first needs its thread count
             import scipy
             import scipy.linalg.cython_blas  # noqa: F401  (loads the BLAS numba calls)
@@ -310,8 +333,11 @@ _BLAS_SETTERS = ("openblas_set_num_threads", "openblas_set_num_threads64_",
 
 
 def set_blas_threads(n: int) -> None:
-    """Set every OpenBLAS loaded in this process (numpy's and scipy's copies) to ``n``
-    threads."""
+    """Set every OpenBLAS loaded in this process (numpy's and scipy's copies), and MKL where
+    lucid's products use it, to ``n`` threads."""
+    blas = sys.modules.get("lucid.kernels.blas")
+    if blas is not None:
+        blas.set_threads(n)
     for path in _loaded_libraries("openblas"):
         try:
             lib = ctypes.CDLL(path, mode=getattr(os, "RTLD_NOLOAD", 0))

@@ -40,6 +40,7 @@ from numba.core import types as nbt
 
 from ._chunks import launch
 from ._chunks import split as _split
+from ._gemm import gemm
 from ._jit import dual, helper
 from ._vmath import fast_exp
 
@@ -133,7 +134,7 @@ def _attn_fwd(q, k, v, bias, has_bias, causal, scale, out, attn, nt):
             if causal and L > QB:
                 _causal_fwd(qb, kb, vb, a, ob, sbuf)
             else:
-                np.dot(qb, kb.T, a)
+                gemm(qb, kb.T, a)
                 for r in range(L):
                     row = a[r]
                     if has_bias:
@@ -141,7 +142,7 @@ def _attn_fwd(q, k, v, bias, has_bias, causal, scale, out, attn, nt):
                         for j in range(S):
                             row[j] += br[j]
                     _softmax_row(row, min(r + 1, S) if causal else S)
-                np.dot(a, vb, ob)
+                gemm(a, vb, ob)
             _load(ob, out[b, h], one)
 
 
@@ -154,7 +155,7 @@ def _causal_fwd(qb, kb, vb, a, ob, sbuf):
         r1 = min(r0 + QB, L)
         n, m = r1 - r0, min(r1, S)
         s = sbuf[: n * m].reshape((n, m))
-        np.dot(qb[r0:r1], kb[:m].T, s)
+        gemm(qb[r0:r1], kb[:m].T, s)
         for i in range(n):
             row, dst = s[i], a[r0 + i]
             _softmax_row(row, min(r0 + i + 1, m))
@@ -162,7 +163,7 @@ def _causal_fwd(qb, kb, vb, a, ob, sbuf):
                 dst[j] = row[j]
             for j in range(m, S):
                 dst[j] = 0
-        np.dot(s, vb[:m], ob[r0:r1])
+        gemm(s, vb[:m], ob[r0:r1])
 
 
 def _attn_bwd(q, k, v, attn, g, scale, causal, gq, gk, gv, nt):
@@ -195,12 +196,12 @@ def _attn_bwd(q, k, v, attn, g, scale, causal, gq, gk, gv, nt):
             if causal and L > QB:
                 _causal_bwd(qb, kb, vb, gb, a, qd, kd, vd, ds, ab, tb)
             else:
-                np.dot(a.T, gb, vd)
-                np.dot(gb, vb.T, ds)
+                gemm(a.T, gb, vd)
+                gemm(gb, vb.T, ds)
                 for r in range(L):
                     _softmax_grad_row(a[r], ds[r], S)
-                np.dot(ds, kb, qd)
-                np.dot(ds.T, qb, kd)
+                gemm(ds, kb, qd)
+                gemm(ds.T, qb, kd)
             _load(vd, gv[b, h], one)
             _load(qd, gq[b, h], sc)
             _load(kd, gk[b, h], one)
@@ -241,15 +242,15 @@ def _causal_bwd(qb, kb, vb, gb, a, qd, kd, vd, ds, ab, tb):
             src, dst = a[r0 + i], ablk[i]
             for j in range(m):
                 dst[j] = src[j]
-        np.dot(gb[r0:r1], vb[:m].T, dblk)
+        gemm(gb[r0:r1], vb[:m].T, dblk)
         for i in range(n):
             _softmax_grad_row(ablk[i], dblk[i], m)
-        np.dot(dblk, kb[:m], qd[r0:r1])
+        gemm(dblk, kb[:m], qd[r0:r1])
         t = tb[: m * D].reshape((m, D))
-        np.dot(dblk.T, qb[r0:r1], t)
+        gemm(dblk.T, qb[r0:r1], t)
         _add_rows(t, kd[:m])
         t = tb[: m * Dv].reshape((m, Dv))
-        np.dot(ablk.T, gb[r0:r1], t)
+        gemm(ablk.T, gb[r0:r1], t)
         _add_rows(t, vd[:m])
 
 

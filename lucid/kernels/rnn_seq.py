@@ -41,6 +41,7 @@ from numba import prange
 from numba.core import types as nbt
 
 from ._chunks import launch
+from ._gemm import gemm
 from ._jit import dual, helper
 from ._threads import ONE_BLAS_THREAD as _BLAS
 from ._threads import use_parallel
@@ -128,7 +129,7 @@ def _seq_fwd(gxp, h0, c0, w, wt, bp, hs, cs, actsp, reverse, gates, nt):
             if small:
                 _abt(hp, w[k], gbuf[k])
             else:
-                np.dot(hp, wt[k], gbuf[k])
+                gemm(hp, wt[k], gbuf[k])
             if gates == 4:
                 cp = c0 if s == 0 else cs[tp]
                 _lstm_step(gxp[t, k], gbuf[k], bp[k], cp[:, lo:lo + hk], actsp[t, k],
@@ -183,7 +184,7 @@ def _seq_bwd(dyh, dyc, h0, c0, w, wt, hs, cs, actsp, dgxp, dghp, dc, dhk, pbuf, 
             if small:
                 _abt(dghp[t, k], wt[k], pbuf[cur, k])
             else:
-                np.dot(dghp[t, k], w[k], pbuf[cur, k])
+                gemm(dghp[t, k], w[k], pbuf[cur, k])
 
 
 def _sig_fwd(T):

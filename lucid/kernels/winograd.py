@@ -31,6 +31,7 @@ from numba.core import types as nbt
 
 from ._chunks import launch
 from ._chunks import split as _split
+from ._gemm import gemm
 from ._jit import dual, helper
 from ._threads import use_parallel
 
@@ -236,7 +237,7 @@ def _forward(x, U, bias, out, pt, pl, nb, nt):
             M = _block_planes(mf, K, Pm)
             _input_tiles(x, s0, m, Pm, T, TW, pt, pl, P, u, V)
             for s in range(16):
-                np.dot(U[s], V[s, :C * Pm].reshape(C, Pm), M[s, :K * Pm].reshape(K, Pm))
+                gemm(U[s], V[s, :C * Pm].reshape(C, Pm), M[s, :K * Pm].reshape(K, Pm))
             for j in range(m):
                 for k in range(K):
                     _tiles_out(M, k * Pm + j * T, TW, out[s0 + j, k], bias[k], yb)
@@ -282,9 +283,9 @@ def _grad_weight(x, gy, acc, pt, pl, nb, nt):
                 es = E[s, :K * Pm].reshape(K, Pm)
                 vs = V[s, :C * Pm].reshape(C, Pm)
                 if s0 == n0:
-                    np.dot(es, vs.T, a[s])
+                    gemm(es, vs.T, a[s])
                 else:
-                    np.dot(es, vs.T, tmp)
+                    gemm(es, vs.T, tmp)
                     d = a[s]
                     for i in range(K):
                         di, ti = d[i], tmp[i]

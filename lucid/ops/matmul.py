@@ -197,12 +197,10 @@ class Linear(Op):
         be = self.be
         self.saved = (x, w)
         self.has_b = b is not None
-        y = be.matmul(x, be.swapaxes(w, -1, -2))
-        if b is None:
-            return y
-        # the product is this op's own fresh array: the bias goes in place where arrays are
-        # memory (no second activation-sized buffer)
-        return be.iadd(y, b) if be.views_share_memory else be.add(y, b)
+        wt = be.swapaxes(w, -1, -2)
+        # with a bias: the product and the bias in one backend call (no second
+        # activation-sized buffer; BLAS accumulates onto the bias where it can)
+        return be.matmul(x, wt) if b is None else be.addmm(b, x, wt)
 
     def backward(self, g):
         be = self.be

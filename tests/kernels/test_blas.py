@@ -1,0 +1,284 @@
+"""kernels/blas.py: products through MKL (where it loads) and numpy's BLAS agree with a
+float64 numpy reference for every layout, bias shape and fallback case."""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import subprocess
+import sys
+
+import numba
+import numpy as np
+import pytest
+
+from lucid.backend.cpu import CpuBackend
+from lucid.backend.numpy_ref import NumpyBackend
+from lucid.kernels import _threads, blas
+from lucid.kernels import matmul as kmm
+
+
+def _mkl_loads() -> bool:
+    old = os.environ.get("LUCID_BLAS")
+    os.environ["LUCID_BLAS"] = "mkl"
+    blas.reset()
+    try:
+        return blas.library() == "mkl"
+    finally:
+        if old is None:
+            del os.environ["LUCID_BLAS"]
+        else:
+            os.environ["LUCID_BLAS"] = old
+        blas.reset()
+
+
+LIBS = ["numpy", pytest.param("mkl", marks=pytest.mark.skipif(
+    not _mkl_loads(), reason="MKL (the mkl wheel, x86-64 Linux) is not installed"))]
+
+
+@pytest.fixture(params=LIBS)
+def lib(request, monkeypatch):
+    monkeypatch.setenv("LUCID_BLAS", request.param)
+    blas.reset()
+    assert blas.library() == request.param
+    yield request.param
+    monkeypatch.undo()
+    blas.reset()
+
+
+def _ref(a, b, bias=None):
+    out = a.astype(np.float64) @ b.astype(np.float64)
+    return out if bias is None else out + np.asarray(bias, np.float64)
+
+
+def _tol(dt):
+    return dict(rtol=1e-5, atol=1e-4) if dt == np.float32 else dict(rtol=1e-12, atol=1e-10)
+
+
+def _operand(r, shape, layout, dt):
+    """A (rows, cols) operand stored as ``layout``: C, F (transposed), or a slice of a wider
+    array (leading dimension larger than the extent)."""
+    m, n = shape
+    if layout == "C":
+        return r.standard_normal((m, n)).astype(dt)
+    if layout == "F":
+        return np.ascontiguousarray(r.standard_normal((n, m)).astype(dt)).T
+    if layout == "slice":
+        return r.standard_normal((m + 3, n + 5)).astype(dt)[1:m + 1, 2:n + 2]
+    return r.standard_normal((n + 4, m + 2)).astype(dt)[2:n + 2, 1:m + 1].T  # sliced, F
+
+
+LAYOUTS = ["C", "F", "slice", "sliceF"]
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("la", LAYOUTS)
+@pytest.mark.parametrize("lb", LAYOUTS)
+def test_every_layout(lib, dt, la, lb):
+    r = np.random.default_rng(0)
+    a = _operand(r, (37, 53), la, dt)
+    b = _operand(r, (53, 29), lb, dt)
+    out = blas.gemm(a, b)
+    assert out.dtype == dt and out.shape == (37, 29) and out.flags.c_contiguous
+    np.testing.assert_allclose(out, _ref(a, b), **_tol(dt))
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("bshape", [(29,), (1, 29), (37, 1), (37, 29), ()])
+def test_bias_shapes(lib, dt, bshape):
+    r = np.random.default_rng(1)
+    a = _operand(r, (37, 53), "C", dt)
+    b = _operand(r, (53, 29), "F", dt)  # x @ W.T, a linear layer's product
+    bias = r.standard_normal(bshape).astype(dt)
+    out = blas.gemm(a, b, bias)
+    assert out.dtype == dt and out.shape == (37, 29)
+    np.testing.assert_allclose(out, _ref(a, b, bias), **_tol(dt))
+    if bias.ndim:  # the bias itself is untouched
+        np.testing.assert_array_equal(bias, bias.copy())
+
+
+def test_bias_of_another_dtype_promotes_as_numpy(lib):
+    r = np.random.default_rng(2)
+    a = r.standard_normal((40, 30)).astype(np.float32)
+    b = r.standard_normal((30, 20)).astype(np.float32)
+    bias = r.standard_normal(20)  # float64
+    out = blas.gemm(a, b, bias)
+    assert out.dtype == np.float64
+    np.testing.assert_allclose(out, _ref(a, b, bias), rtol=1e-5, atol=1e-4)
+
+
+def test_bias_larger_than_the_product_broadcasts_as_numpy(lib):
+    r = np.random.default_rng(3)
+    a = r.standard_normal((1, 30)).astype(np.float32)
+    b = r.standard_normal((30, 200)).astype(np.float32)
+    bias = r.standard_normal((4, 200)).astype(np.float32)
+    out = blas.gemm(a, b, bias)
+    assert out.shape == (4, 200)
+    np.testing.assert_allclose(out, _ref(a, b, bias), rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("case", ["strided", "int", "mixed", "tiny", "empty", "vector"])
+def test_fallbacks_match_numpy(lib, case):
+    r = np.random.default_rng(4)
+    a = r.standard_normal((64, 96)).astype(np.float32)
+    b = r.standard_normal((96, 48)).astype(np.float32)
+    if case == "strided":  # no unit stride in either axis
+        a = r.standard_normal((64, 192)).astype(np.float32)[:, ::2]
+    elif case == "int":
+        a, b = r.integers(-5, 5, (20, 30)), r.integers(-5, 5, (30, 10))
+    elif case == "mixed":
+        b = b.astype(np.float64)
+    elif case == "tiny":
+        a, b = a[:3, :4], b[:4, :2]
+    elif case == "empty":
+        a, b = a[:0], b
+    elif case == "vector":
+        a, b = a[:, :1], b[:1]  # an outer product: column times row
+    out = blas.gemm(a, b)
+    expect = a @ b
+    assert out.dtype == expect.dtype and out.shape == expect.shape
+    np.testing.assert_allclose(out, expect, rtol=1e-5, atol=1e-4)
+
+
+def test_shape_errors_are_numpys(lib):
+    a = np.ones((4, 5), np.float32)
+    with pytest.raises(ValueError, match="matmul"):
+        blas.gemm(a, np.ones((6, 3), np.float32))
+    with pytest.raises(ValueError, match="matmul"):
+        kmm.matmul(np.ones((2, 4, 5), np.float32), np.ones((6, 3), np.float32))
+
+
+@pytest.mark.parametrize("bshape", [None, (24,), (1, 24), (7, 1)])
+def test_batched_shared_weight_with_bias(lib, bshape):
+    r = np.random.default_rng(5)
+    x = r.standard_normal((3, 7, 40)).astype(np.float32)
+    w = r.standard_normal((24, 40)).astype(np.float32)
+    bias = None if bshape is None else r.standard_normal(bshape).astype(np.float32)
+    out = kmm.matmul(x, w.T, bias)
+    assert out.shape == (3, 7, 24)
+    np.testing.assert_allclose(out, _ref(x, w.T, bias), rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_addmm_cpu_matches_reference(lib, dt):
+    r = np.random.default_rng(6)
+    x = r.standard_normal((2, 9, 33)).astype(dt)
+    w = r.standard_normal((17, 33)).astype(dt)
+    b = r.standard_normal(17).astype(dt)
+    want = NumpyBackend.addmm(b, x, w.T)
+    got = CpuBackend.addmm(b, x, w.T)
+    assert got.dtype == want.dtype == dt
+    np.testing.assert_allclose(got, _ref(x, w.T, b), **_tol(dt))
+    np.testing.assert_allclose(want, _ref(x, w.T, b), **_tol(dt))
+
+
+def test_unknown_choice_uses_numpy(monkeypatch):
+    monkeypatch.setenv("LUCID_BLAS", "no-such-library")
+    blas.reset()
+    try:
+        assert blas.library() == "numpy"
+    finally:
+        monkeypatch.undo()
+        blas.reset()
+
+
+def test_threads_are_kept_for_when_mkl_loads(monkeypatch):
+    monkeypatch.setattr(blas, "_STATE", {"lib": None, "loaded": False, "threads": None})
+    blas.set_threads(1)
+    assert blas._STATE["threads"] == 1
+    _threads.set_blas_threads(2)  # lucid.set_num_threads reaches the BLAS module too
+    assert blas._STATE["threads"] == 2
+
+
+def _child_product(q):
+    r = np.random.default_rng(7)
+    a = r.standard_normal((200, 300)).astype(np.float32)
+    b = r.standard_normal((300, 100)).astype(np.float32)
+    q.put(float(np.abs(blas.gemm(a, b) - _ref(a, b)).max()))
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_products_in_a_forked_child(lib):
+    """A child forked after the parent ran threaded products (its OpenMP pool started) runs
+    its own products instead of hanging on the parent's pool."""
+    r = np.random.default_rng(8)
+    blas.gemm(r.standard_normal((300, 300)).astype(np.float32),
+              r.standard_normal((300, 300)).astype(np.float32))
+    ctx = mp.get_context("fork")
+    q = ctx.Queue()
+    p = ctx.Process(target=_child_product, args=(q,))
+    p.start()
+    p.join(60)
+    if p.is_alive():
+        p.kill()
+        pytest.fail("the forked child's product hung")
+    assert p.exitcode == 0
+    assert q.get(timeout=5) < 1e-3
+
+
+def test_numba_prefers_the_omp_layer():
+    if os.environ.get("NUMBA_THREADING_LAYER_PRIORITY", _threads.LAYER_PRIORITY) \
+            != _threads.LAYER_PRIORITY:
+        pytest.skip("the user chose numba's layer order")
+    assert list(numba.config.THREADING_LAYER_PRIORITY) == ["omp", "tbb", "workqueue"]
+
+
+# ---- the GEMM numba kernels call (kernels/_gemm.py) -----------------------------------------
+
+_KERNEL_CASES = '''
+import numba, numpy as np
+from lucid.kernels import _gemm, blas
+
+# any-layout ("A") signatures: two compilations, and every layout is then told apart at run
+# time from the strides, as in the kernels
+@numba.njit(["void(float32[:, :], float32[:, :], float32[:, :])",
+             "void(float64[:, :], float64[:, :], float64[:, :])"])
+def run(a, b, out):
+    _gemm.gemm(a, b, out)
+
+r = np.random.default_rng(9)
+
+def make(m, n, lay, dt):
+    if lay == "C":
+        return r.standard_normal((m, n)).astype(dt)
+    if lay == "F":
+        return np.asfortranarray(r.standard_normal((m, n)).astype(dt))
+    if lay == "S":  # a slice: leading dimension above the extent
+        return r.standard_normal((m + 3, n + 4)).astype(dt)[1:m + 1, 2:n + 2]
+    return r.standard_normal((m, 2 * n)).astype(dt)[:, ::2]  # no unit stride
+
+checked = 0
+for dt in (np.float32, np.float64):
+    for m, k, n in ((37, 53, 29), (1, 5, 7), (6, 1, 4), (5, 6, 1), (3, 0, 4), (0, 3, 2)):
+        for la in "CFSX":
+            for lb in "CFSX":
+                for lo in "CFSX":
+                    a, b = make(m, k, la, dt), make(k, n, lb, dt)
+                    out = make(m, n, lo, dt)
+                    out[...] = np.nan
+                    run(a, b, out)
+                    ref = a.astype(np.float64) @ b.astype(np.float64)
+                    tol = 1e-4 if dt == np.float32 else 1e-11
+                    np.testing.assert_allclose(out, ref, rtol=tol, atol=tol,
+                                               err_msg=f"{dt} {m}x{k}x{n} {la}{lb}{lo}")
+                    checked += 1
+print(blas.library(), checked)
+'''
+
+
+def _kernel_cases(choice: str) -> str:
+    env = dict(os.environ, LUCID_BLAS=choice)
+    res = subprocess.run([sys.executable, "-c", _KERNEL_CASES], env=env, capture_output=True,
+                         text=True, timeout=600)
+    assert res.returncode == 0, res.stderr[-3000:]
+    return res.stdout.split()[-2:]
+
+
+def test_kernel_gemm_on_numpys_blas():
+    """Every layout of operands and output, through scipy's BLAS (numba's own np.dot's)."""
+    assert _kernel_cases("numpy") == ["numpy", str(2 * 6 * 64)]
+
+
+@pytest.mark.skipif(not _mkl_loads(), reason="MKL (the mkl wheel, x86-64 Linux) is not installed")
+def test_kernel_gemm_on_mkl():
+    assert _kernel_cases("mkl") == ["mkl", str(2 * 6 * 64)]
