@@ -16,22 +16,22 @@ parallel kernels take turns on one set of threads, as torch runs MKL and its own
 one OpenMP pool. Where libgomp cannot be loaded MKL is not used (its sequential layer ran the
 MLP step slower than OpenBLAS's threads).
 
-``LUCID_BLAS`` chooses: ``auto`` (the default: MKL on Intel processors where it loads),
-``mkl`` (wherever it loads) or ``numpy``. ``gemm`` falls back to numpy for anything MKL's
-interface does not take directly (other dtypes, no unit stride, batches, empty operands), so
-its results never depend on the layout it was given.
+``LUCID_BLAS`` chooses (``_threads.wants_mkl``): ``auto`` (the default: MKL on Intel processors
+where it loads), ``mkl`` (wherever it loads) or ``numpy``. ``gemm`` falls back to numpy for
+anything MKL's interface does not take directly (other dtypes, no unit stride, batches, empty
+operands), so its results never depend on the layout it was given.
 """
 
 from __future__ import annotations
 
 import ctypes
-import glob
 import os
-import sys
 import threading
 from typing import Any
 
 import numpy as np
+
+from ._threads import mkl_candidates, wants_mkl
 
 __all__ = ["gemm", "add_into", "fits", "fortran_gemm", "library", "mkl", "set_threads",
            "reset"]
@@ -46,26 +46,6 @@ MIN_WORK = 4096
 
 _STATE: dict[str, Any] = {"lib": None, "loaded": False, "threads": None}
 _LOCK = threading.Lock()
-
-
-def _is_intel() -> bool:
-    try:
-        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as f:
-            for line in f:
-                if line.startswith("vendor_id"):
-                    return "GenuineIntel" in line
-    except OSError:
-        pass
-    return False
-
-
-def _candidates() -> list[str]:
-    """Paths where the ``mkl`` wheel (or a conda environment) puts ``libmkl_rt``."""
-    roots = [os.path.join(p, "lib") for p in dict.fromkeys((sys.prefix, sys.base_prefix))]
-    found: list[str] = []
-    for root in roots:
-        found += sorted(glob.glob(os.path.join(root, "libmkl_rt.so*")), reverse=True)
-    return found
 
 
 class _Mkl:
@@ -93,16 +73,13 @@ class _Mkl:
 
 
 def _load() -> _Mkl | None:
-    choice = os.environ.get("LUCID_BLAS", "auto").strip().lower()
-    if choice not in ("mkl", "auto") or (choice == "auto" and not _is_intel()):
-        return None
-    if not sys.platform.startswith("linux"):
+    if not wants_mkl():
         return None
     try:  # MKL's GNU threading layer needs libgomp; without it MKL is not used
         ctypes.CDLL("libgomp.so.1")
     except OSError:
         return None
-    for path in _candidates():
+    for path in mkl_candidates():
         try:
             lib = ctypes.CDLL(path)
             if lib.MKL_Set_Threading_Layer(ctypes.c_int(_GNU_LAYER)) != _GNU_LAYER:

@@ -282,3 +282,16 @@ def test_kernel_gemm_on_numpys_blas():
 @pytest.mark.skipif(not _mkl_loads(), reason="MKL (the mkl wheel, x86-64 Linux) is not installed")
 def test_kernel_gemm_on_mkl():
     assert _kernel_cases("mkl") == ["mkl", str(2 * 6 * 64)]
+
+
+def test_choice_follows_lucid_blas(monkeypatch):
+    monkeypatch.setenv("LUCID_BLAS", "numpy")
+    assert not _threads.wants_mkl()
+    monkeypatch.setattr(_threads, "mkl_candidates", lambda: [])
+    monkeypatch.setenv("LUCID_BLAS", "mkl")
+    assert not _threads.wants_mkl()  # nothing installed
+    monkeypatch.setattr(_threads, "mkl_candidates", lambda: ["/x/libmkl_rt.so.3"])
+    assert _threads.wants_mkl() == sys.platform.startswith("linux")
+    monkeypatch.setenv("LUCID_BLAS", "auto")
+    monkeypatch.setattr(_threads, "_is_intel", lambda: False)
+    assert not _threads.wants_mkl()  # auto: Intel processors only
