@@ -178,25 +178,26 @@ def gemm(a: np.ndarray, b: np.ndarray, bias: np.ndarray | None = None) -> np.nda
     With a bias, MKL writes the product onto a copy of the bias (one pass over the output
     instead of a product and an addition).
     """
-    lib = _mkl()
-    if lib is not None and a.ndim == 2 and b.ndim == 2:
-        dt = a.dtype
+    lib = _STATE["lib"] if _STATE["loaded"] else _mkl()
+    fn = lib.fns.get(a.dtype) if lib is not None and a.ndim == 2 and b.ndim == 2 else None
+    if fn is not None and b.dtype == a.dtype:
         m, k = a.shape
         n = b.shape[1]
-        ok = (dt == b.dtype and dt in lib.fns and b.shape[0] == k and m * n * k >= MIN_WORK
-              and max(m, n, k) <= _INT_MAX and a.ctypes.data % dt.itemsize == 0
-              and b.ctypes.data % dt.itemsize == 0)
-        la = _layout(a) if ok else None
-        lb = _layout(b) if la is not None else None
-        if lb is not None and (bias is None or _bias_ok(bias, dt, m, n)):
-            out = np.empty((m, n), dt)
-            beta = 0.0
-            if bias is not None:
-                np.copyto(out, bias)
-                beta = 1.0
-            lib.fns[dt](_ROW_MAJOR, la[0], lb[0], m, n, k, 1.0, a.ctypes.data, la[1],
-                        b.ctypes.data, lb[1], beta, out.ctypes.data, n)
-            return out
+        la = lb = None
+        if b.shape[0] == k and m * n * k >= MIN_WORK and max(m, n, k) <= _INT_MAX:
+            la = _layout(a)
+            lb = _layout(b) if la is not None else None
+        if lb is not None and (bias is None or _bias_ok(bias, a.dtype, m, n)):
+            pa, pb, it = a.ctypes.data, b.ctypes.data, a.itemsize
+            if pa % it == 0 and pb % it == 0:  # (a view at an odd byte offset is not)
+                out = np.empty((m, n), a.dtype)
+                beta = 0.0
+                if bias is not None:
+                    np.copyto(out, bias)
+                    beta = 1.0
+                fn(_ROW_MAJOR, la[0], lb[0], m, n, k, 1.0, pa, la[1], pb, lb[1], beta,
+                   out.ctypes.data, n)
+                return out
     out = np.matmul(a, b)
     return out if bias is None else add_into(out, bias)
 
