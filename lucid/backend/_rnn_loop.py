@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from ..kernels import blas
 from ..kernels._threads import ONE_BLAS_THREAD
 
 __all__ = ["Saved", "forward", "backward", "STEP_GEMM_MAX"]
@@ -157,11 +158,12 @@ def _hidden_weight_grads(s: Saved, dgh: Array) -> tuple[Array, Array | None]:
     g = s.w_hh.shape[0]
     if t_len:
         first_t = t_len - 1 if s.reverse else 0
+        # on the BLAS products use (MKL where it runs: kernels/blas.py)
         if s.reverse:
-            dw_hh = dgh[:-1].reshape(-1, g).T @ hs[1:].reshape(-1, p)
+            dw_hh = blas.gemm(dgh[:-1].reshape(-1, g).T, hs[1:].reshape(-1, p))
         else:
-            dw_hh = dgh[1:].reshape(-1, g).T @ hs[:-1].reshape(-1, p)
-        dw_hh += dgh[first_t].T @ s.h0
+            dw_hh = blas.gemm(dgh[1:].reshape(-1, g).T, hs[:-1].reshape(-1, p))
+        dw_hh += blas.gemm(dgh[first_t].T, s.h0)
     else:
         dw_hh = np.zeros_like(s.w_hh)
     return dw_hh, (dgh.reshape(-1, g).sum(0) if s.has_bias else None)
@@ -280,5 +282,5 @@ def _backward(mm: _Gemm, steps: ModuleType, s: Saved, dy: Array) -> tuple:
     dw_hh, db_hh = _hidden_weight_grads(s, dgh)
     dw_hr = None
     if dht is not None:
-        dw_hr = dht.reshape(-1, p).T @ s.hraw.reshape(-1, s.hraw.shape[2])
+        dw_hr = blas.gemm(dht.reshape(-1, p).T, s.hraw.reshape(-1, s.hraw.shape[2]))
     return dgx, dh, dc, dw_hh, db_hh, dw_hr
