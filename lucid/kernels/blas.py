@@ -33,7 +33,7 @@ import numpy as np
 
 from ._threads import mkl_candidates, wants_mkl
 
-__all__ = ["gemm", "add_into", "fits", "fortran_gemm", "library", "mkl", "set_threads",
+__all__ = ["gemm", "bmm", "add_into", "fits", "fortran_gemm", "library", "mkl", "set_threads",
            "reset"]
 
 _F32 = np.dtype(np.float32)
@@ -61,6 +61,13 @@ class _Mkl:
             fn.restype = None
             fn.argtypes = [ci, ci, ci, ci, ci, ci, cf, cv, ci, cv, ci, cf, cv, ci]
             self.fns[dt] = fn
+        self.batched = {}
+        for dt, sym, cf in ((_F32, "cblas_sgemm_batch_strided", ctypes.c_float),
+                            (_F64, "cblas_dgemm_batch_strided", ctypes.c_double)):
+            fn = getattr(lib, sym)
+            fn.restype = None
+            fn.argtypes = [ci, ci, ci, ci, ci, ci, cf, cv, ci, ci, cv, ci, ci, cf, cv, ci, ci, ci]
+            self.batched[dt] = fn
         self.set_threads = lib.MKL_Set_Num_Threads
         self.set_threads.argtypes = [ci]
         self.set_threads.restype = None
@@ -200,6 +207,36 @@ def gemm(a: np.ndarray, b: np.ndarray, bias: np.ndarray | None = None) -> np.nda
                 return out
     out = np.matmul(a, b)
     return out if bias is None else add_into(out, bias)
+
+
+def bmm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """numpy's ``a @ b`` for operands of at least 2 dimensions, one of them 3 or more (batch
+    dimensions broadcast), as one MKL batched GEMM where MKL runs: numpy's loop of OpenBLAS
+    products took 3.9-4.4 ms for 8 x (256x256 @ 256x256) there against 1.9 ms alone, its
+    threads meeting libgomp's spinning ones (``_threads``)."""
+    lib = _STATE["lib"] if _STATE["loaded"] else _mkl()
+    fn = lib.batched.get(a.dtype) if lib is not None and a.ndim >= 2 and b.ndim >= 2 else None
+    if fn is None or b.dtype != a.dtype or b.shape[-2] != a.shape[-1]:
+        return np.matmul(a, b)
+    try:
+        batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    except ValueError:
+        return np.matmul(a, b)  # numpy's own error
+    (m, k), n = a.shape[-2:], b.shape[-1]
+    count = int(np.prod(batch, dtype=np.int64))
+    if count == 0 or m * n * k < MIN_WORK or max(m, n, k, count) > _INT_MAX:
+        return np.matmul(a, b)
+    a3 = np.broadcast_to(a, (*batch, m, k)).reshape(count, m, k)  # a view where it can be
+    b3 = np.broadcast_to(b, (*batch, k, n)).reshape(count, k, n)
+    la, lb, it = _layout(a3[0]), _layout(b3[0]), a.itemsize
+    sa, sb = a3.strides[0], b3.strides[0]
+    pa, pb = a3.ctypes.data, b3.ctypes.data
+    if la is None or lb is None or sa < 0 or sb < 0 or (sa | sb | pa | pb) % it:
+        return np.matmul(a, b)
+    out = np.empty((*batch, m, n), a.dtype)
+    fn(_ROW_MAJOR, la[0], lb[0], m, n, k, 1.0, pa, la[1], sa // it, pb, lb[1], sb // it, 0.0,
+       out.ctypes.data, n, m * n, count)
+    return out
 
 
 def add_into(out: Any, bias: Any) -> Any:

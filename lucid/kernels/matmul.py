@@ -52,5 +52,6 @@ def matmul(a: np.ndarray, b: np.ndarray, bias: np.ndarray | None = None) -> np.n
             rows = a_full.reshape(-1, k)  # a view when a is contiguous, else one copy
             if bias is None or blas.fits(np.shape(bias), (n,)):  # one bias row for all
                 return blas.gemm(rows, w, bias).reshape(*batch, m, n)
-    out = np.matmul(a, b)  # numpy raises its own shape errors (and takes empty batches)
+    # numpy raises its own shape errors (and takes empty batches)
+    out = blas.bmm(a, b) if a.ndim >= 2 and b.ndim >= 2 else np.matmul(a, b)
     return out if bias is None else blas.add_into(out, bias)

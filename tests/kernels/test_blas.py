@@ -223,6 +223,45 @@ def test_numba_prefers_the_omp_layer():
     assert list(numba.config.THREADING_LAYER_PRIORITY) == ["omp", "tbb", "workqueue"]
 
 
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("case", ["same", "left_shared", "grid", "transposed", "strided_batch",
+                                  "sliced", "4d", "tiny", "empty"])
+def test_batched_products(lib, dt, case):
+    r = np.random.default_rng(10)
+    a = r.standard_normal((6, 20, 30)).astype(dt)
+    b = r.standard_normal((6, 30, 25)).astype(dt)
+    if case == "left_shared":  # one left matrix for every batch entry (stride 0)
+        a = a[:1]
+    elif case == "grid":  # batch dims broadcast both ways: (2, 1) x (1, 3)
+        a = r.standard_normal((2, 1, 20, 30)).astype(dt)
+        b = r.standard_normal((1, 3, 30, 25)).astype(dt)
+    elif case == "transposed":
+        b = np.ascontiguousarray(b.transpose(0, 2, 1)).transpose(0, 2, 1)
+        a = np.ascontiguousarray(a.transpose(0, 2, 1)).transpose(0, 2, 1)
+    elif case == "strided_batch":
+        a = r.standard_normal((12, 20, 30)).astype(dt)[::2]
+    elif case == "sliced":
+        a = r.standard_normal((6, 24, 35)).astype(dt)[:, 2:22, 1:31]
+    elif case == "4d":
+        a = r.standard_normal((2, 3, 20, 30)).astype(dt)
+        b = r.standard_normal((2, 3, 30, 25)).astype(dt)
+    elif case == "tiny":
+        a, b = a[:, :3, :4], b[:, :4, :2]
+    elif case == "empty":
+        a, b = a[:0], b[:0]
+    out = kmm.matmul(a, b)
+    want = np.matmul(a.astype(np.float64), b.astype(np.float64))
+    assert out.dtype == dt and out.shape == want.shape
+    np.testing.assert_allclose(out, want, **_tol(dt))
+
+
+def test_batched_shape_errors_are_numpys(lib):
+    with pytest.raises(ValueError, match="broadcast"):
+        kmm.matmul(np.ones((2, 4, 5), np.float32), np.ones((3, 5, 6), np.float32))
+    with pytest.raises(ValueError, match="matmul"):
+        kmm.matmul(np.ones((2, 4, 5), np.float32), np.ones((2, 6, 6), np.float32))
+
+
 # ---- the GEMM numba kernels call (kernels/_gemm.py) -----------------------------------------
 
 _KERNEL_CASES = '''
