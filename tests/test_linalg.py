@@ -12,6 +12,8 @@ A = rng.standard_normal((3, 4))
 B = rng.standard_normal((4, 5))
 C = rng.standard_normal((2, 3, 4))
 S = rng.standard_normal((4, 4))
+Q4 = rng.standard_normal((2, 2, 3, 4))
+S4 = rng.standard_normal((3, 3, 4))
 
 CASES = [
     ("tril", lambda m, x: m.tril(x, -1), (S,)),
@@ -27,6 +29,16 @@ CASES = [
     ("einsum-diag", lambda m, x: m.einsum("ii->i", x), (S,)),
     ("einsum-outer", lambda m, x, y: m.einsum("i,j", x, y), (A[0], B[0])),
     ("einsum-3", lambda m, x, y, z: m.einsum("ij,jk,kl->il", x, y, z), (A, B, B.T)),
+    # two-operand contractions run as one (batched) matmul
+    ("einsum-bmm", lambda m, x, y: m.einsum("bij,bjk->bik", x, y), (C, C.transpose(0, 2, 1))),
+    ("einsum-attn", lambda m, x, y: m.einsum("bhid,bhjd->bhij", x, y), (Q4, Q4[:, :, ::-1])),
+    ("einsum-permuted-out", lambda m, x, y: m.einsum("ijk,jl->lik", x, y), (C, B[:3])),
+    ("einsum-summed-first", lambda m, x, y: m.einsum("xij,jk->xk", x, y), (C, B)),
+    ("einsum-broadcast-batch", lambda m, x, y: m.einsum("bij,bj->bi", x, y), (C, A[:1, :4])),
+    ("einsum-dot", lambda m, x, y: m.einsum("i,i->", x, y), (A[0], A[1])),
+    ("einsum-rowdot", lambda m, x, y: m.einsum("bi,bi->b", x, y), (A, A[::-1])),
+    ("einsum-keep-contracted", lambda m, x, y: m.einsum("ij,jk->ijk", x, y), (A, B)),
+    ("einsum-diag-then-mm", lambda m, x, y: m.einsum("iij,jk->ik", x, y), (S4, B)),
 ]
 
 
