@@ -49,6 +49,15 @@ class NnReference(ActivationReference):
         from one seed drawn from ``gen``; the same values on every backend."""
         return self.from_numpy(dropout_scale_host(shape, draw_seed(gen), p, d.np))  # type: ignore[attr-defined]
 
+    def addmm(self, c: Any, a: Any, b: Any) -> Any:
+        """``a @ b + c`` with ``c`` broadcast against the product (a linear layer's bias),
+        added in place into the fresh product where it fits."""
+        y = self.matmul(a, b)  # type: ignore[attr-defined]
+        if (isinstance(y, np.ndarray) and getattr(c, "dtype", None) == y.dtype
+                and np.broadcast_shapes(y.shape, np.shape(c)) == y.shape):
+            return np.add(y, c, out=y)
+        return np.add(y, c)
+
     @staticmethod
     def rnn_steps(dt: np.dtype) -> tuple[ModuleType, ModuleType | None]:
         """What ``_rnn_loop`` runs a recurrent layer of host ``dt`` arrays with: the per-step

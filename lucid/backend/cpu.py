@@ -117,10 +117,9 @@ class CpuBackend(NumpyBackend):
 
     # a linear layer's bias goes into the product's output first and BLAS adds the product
     # onto it (MKL, kernels/blas.py): one pass over the output less
-    @staticmethod
-    def addmm(c: Array, a: Array, b: Array) -> Array:
+    def addmm(self, c: Array, a: Array, b: Array) -> Array:
         if a.dtype in _HALF or a.ndim < 2 or b.ndim != 2:
-            return NumpyBackend.addmm(c, a, b)
+            return NumpyBackend.addmm(self, c, a, b)
         return _mm.matmul(a, b, c)
 
     # Fused elementwise backward passes win at every size for same-shape contiguous floats

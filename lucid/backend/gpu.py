@@ -442,6 +442,10 @@ class GpuBackend(GpuState):
     def iadd(cls, dst: Array, src: Any) -> Array:
         return cls.assign(dst, dst + src)
 
+    @classmethod
+    def imul(cls, dst: Array, src: Any) -> Array:
+        return cls.assign(dst, dst * src)
+
     @staticmethod
     def shares_memory(a: Array, b: Array) -> bool:
         return a is b

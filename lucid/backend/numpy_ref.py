@@ -324,16 +324,6 @@ class NumpyBackend(NnReference):
     matmul = staticmethod(np.matmul)
 
     @staticmethod
-    def addmm(c: Array, a: Array, b: Array) -> Array:
-        """``a @ b + c`` with ``c`` broadcast against the product (a linear layer's bias),
-        added in place into the fresh product where it fits."""
-        y = NumpyBackend.matmul(a, b)
-        if (isinstance(y, np.ndarray) and getattr(c, "dtype", None) == y.dtype
-                and np.broadcast_shapes(y.shape, np.shape(c)) == y.shape):
-            return np.add(y, c, out=y)
-        return np.add(y, c)
-
-    @staticmethod
     def outer(a: Array, b: Array) -> Array:
         return np.outer(a, b)
 
@@ -455,6 +445,13 @@ class NumpyBackend(NnReference):
         if not isinstance(dst, np.ndarray):  # a numpy scalar: see ``assign``
             return np.array(dst + src, dtype=dst.dtype)
         return np.add(dst, src, out=dst)
+
+    @staticmethod
+    def imul(dst: Array, src: Any) -> Array:
+        """``dst *= src`` in ``dst``'s memory, as ``iadd``."""
+        if not isinstance(dst, np.ndarray):
+            return np.array(dst * src, dtype=dst.dtype)
+        return np.multiply(dst, src, out=dst)
 
     @staticmethod
     def shares_memory(a: Array, b: Array) -> bool:

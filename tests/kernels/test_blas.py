@@ -165,8 +165,8 @@ def test_addmm_cpu_matches_reference(lib, dt):
     x = r.standard_normal((2, 9, 33)).astype(dt)
     w = r.standard_normal((17, 33)).astype(dt)
     b = r.standard_normal(17).astype(dt)
-    want = NumpyBackend.addmm(b, x, w.T)
-    got = CpuBackend.addmm(b, x, w.T)
+    want = NumpyBackend().addmm(b, x, w.T)
+    got = CpuBackend().addmm(b, x, w.T)
     assert got.dtype == want.dtype == dt
     np.testing.assert_allclose(got, _ref(x, w.T, b), **_tol(dt))
     np.testing.assert_allclose(want, _ref(x, w.T, b), **_tol(dt))

@@ -123,3 +123,29 @@ def test_parameter_vectors_match_torch(torch) -> None:
     torch.nn.utils.vector_to_parameters(tv * 3, tps)
     for p, t in zip(ps, tps):
         np.testing.assert_array_equal(p.detach().numpy(), t.detach().numpy())
+
+
+@pytest.mark.parametrize("dtype", [lucid.float32, lucid.float64, lucid.bfloat16])
+def test_clip_scales_each_gradient_in_its_own_memory(dtype) -> None:
+    """The clipped gradient is the same tensor, its memory (a numpy view of it sees the new
+    values) scaled by max_norm / total, its version bumped."""
+    r = np.random.default_rng(3)
+    ps = [nn.Parameter(lucid.tensor(r.standard_normal(s), dtype=dtype)) for s in ((4, 5), (7,))]
+    raw = [r.standard_normal(p.shape) for p in ps]
+    for p, g in zip(ps, raw):
+        p.grad = lucid.tensor(g, dtype=dtype)
+    grads = [p.grad for p in ps]
+    before = [g.float().numpy().astype(np.float64) for g in grads]
+    views = [g.numpy() for g in grads] if dtype is not lucid.bfloat16 else None
+    versions = [g._version for g in grads]
+    total = float(utils.clip_grad_norm_(ps, 0.5))
+    want_total = math.sqrt(sum(float((b ** 2).sum()) for b in before))
+    assert total == pytest.approx(want_total, rel=1e-2 if dtype is lucid.bfloat16 else 1e-6)
+    tol = 1e-2 if dtype is lucid.bfloat16 else 1e-6
+    for p, g, b, v in zip(ps, grads, before, versions):
+        assert p.grad is g and g.dtype is dtype and g._version > v
+        np.testing.assert_allclose(g.float().numpy(), b * 0.5 / (want_total + 1e-6),
+                                   rtol=tol, atol=tol)
+    if views is not None:
+        for g, view in zip(grads, views):
+            np.testing.assert_array_equal(view, g.numpy())

@@ -13,6 +13,7 @@ from ...autograd import no_grad
 from ...ops.creation import tensor
 from ...ops.movement import stack
 from ...ops.reduce import norm, norms
+from ...ops.views import written
 
 __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "clip_grads_with_norm_",
            "get_total_norm"]
@@ -74,7 +75,15 @@ def clip_grads_with_norm_(parameters: TensorOrTensors, max_norm: float, total_no
         if all(g.device == coef.device and g.dtype is coef.dtype for g in grads):
             coef = coef.item()  # the same float32/64 value, without a .to() for each
         for g in grads:
-            g.mul_(coef if isinstance(coef, float) else coef.to(g.device))
+            if isinstance(coef, float) and not g._rg:
+                try:  # in the gradient's memory: one pass (mul_ makes a product and copies it)
+                    g._data = g._be.imul(g._data, coef)
+                except ValueError:  # read-only memory: mul_ raises its error
+                    g.mul_(coef)
+                    continue
+                written(g)
+            else:
+                g.mul_(coef if isinstance(coef, float) else coef.to(g.device))
 
 
 def clip_grad_norm_(parameters: TensorOrTensors, max_norm: float, norm_type: float = 2.0,
