@@ -85,3 +85,57 @@ def test_matches_torch_on_attention_style_views() -> None:
         (att * att).sum().backward()
         outs.append(x.grad.detach().numpy())
     np.testing.assert_allclose(outs[0], outs[1], rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("used", [(0,), (1,), (2,), (0, 2), (2, 0), (1, 2), (0, 1, 2)])
+def test_split_slices_leave_zeros_where_unused(used) -> None:
+    # slices covering ranges of one axis are written into an unfilled buffer: what no used
+    # slice covered must come back zero (the buffer held garbage before)
+    rng = np.random.default_rng(1)
+    xv = rng.standard_normal((3, 9))
+    scales = rng.standard_normal((3, 3, 3))
+    for _ in range(3):  # reused heap memory, not fresh zeros, under the buffer
+        x = lucid.tensor(xv, requires_grad=True)
+        parts = (x * 1.5).split(3, dim=1)
+        loss = sum((parts[i] * lucid.tensor(scales[i])).sum() for i in used)
+        loss.backward()
+        want = np.zeros((3, 9))
+        for i in used:
+            want[:, 3 * i:3 * i + 3] = 1.5 * scales[i]
+        np.testing.assert_array_equal(x.grad.numpy(), want)
+
+
+def test_split_ranges_then_a_slice_across_them_and_the_base() -> None:
+    xv = _x((6, 4))
+    x = lucid.tensor(xv, requires_grad=True)
+    y = x * 1.0
+    a, b = y[0:2], y[4:6]  # rows 2:4 written by no range slice
+    c = y[:, 1:3]  # another axis: the gaps are zeroed, then this adds
+    loss = (a * 2.0).sum() + (b * 3.0).sum() + (c * 5.0).sum() + (y * y).sum()
+    loss.backward()
+    want = 2 * xv
+    want[0:2] += 2.0
+    want[4:6] += 3.0
+    want[:, 1:3] += 5.0
+    np.testing.assert_allclose(x.grad.numpy(), want, rtol=1e-12)
+
+
+def test_split_overlapping_ranges_add() -> None:
+    xv = _x((8,))
+    x = lucid.tensor(xv, requires_grad=True)
+    y = x * 1.0
+    loss = (y[0:4] * 2.0).sum() + (y[6:8] * 4.0).sum() + (y[2:7] * 3.0).sum()
+    loss.backward()
+    np.testing.assert_allclose(x.grad.numpy(), [2, 2, 5, 5, 3, 3, 7, 4], rtol=1e-12)
+
+
+def test_split_gradient_seen_by_a_hook_is_filled() -> None:
+    x = lucid.tensor(_x((2, 6)), requires_grad=True)
+    y = x * 1.0
+    seen = []
+    y.register_hook(lambda g: seen.append(g.numpy().copy()))
+    a, _, c = y.chunk(3, dim=1)
+    (a.sum() + (c * 2.0).sum()).backward()
+    want = np.array([[1, 1, 0, 0, 2, 2]] * 2, dtype=float)
+    np.testing.assert_array_equal(seen[0], want)
+    np.testing.assert_array_equal(x.grad.numpy(), want)

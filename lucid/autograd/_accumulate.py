@@ -53,12 +53,32 @@ def _accumulate(grads: dict, owned: set | None, p: Op, ig: Any, be: Any) -> None
             owned.add(p)
 
 
-def _scatter(fn: Op, g: Any, grads: dict, owned: set) -> None:
+def _scatter(fn: Op, g: Any, grads: dict, owned: set, unfilled: dict) -> None:
     """Run a ``scatters`` node: write ``g`` into its parent's pending gradient, a buffer this
-    backward pass owns (made here, or copied from a gradient it does not own)."""
+    backward pass owns (made here, or copied from a gradient it does not own).
+
+    Slices that each cover one range along the same axis (``split``, ``chunk``) are written
+    into an unfilled buffer, their ranges kept in ``unfilled[parent]``; ``fill`` zeroes what
+    none of them covered before anything else reads or adds into it. nanoGPT's q, k, v split
+    backward per layer: zeros, a write and two read-add-writes -> three writes."""
     p = fn.parents[0]
     be = fn.be
     prev = grads.get(p)
+    rng = fn.region()  # type: ignore[attr-defined]
+    if prev is None and rng is not None:
+        buf = be.empty(fn.grad_shape, be.dtype_of(g))  # type: ignore[attr-defined]
+        unfilled[p] = (rng[0], [rng[1:]])
+        grads[p] = fn.scatter_into(buf, g, True)  # type: ignore[attr-defined]
+        owned.add(p)
+        return
+    rec = unfilled.get(p)
+    if rec is not None:
+        if rng is not None and rng[0] == rec[0] and \
+                all(rng[2] <= a or b <= rng[1] for a, b in rec[1]):
+            rec[1].append(rng[1:])  # a range no slice wrote yet: written, not added
+            grads[p] = fn.scatter_into(prev, g, True)  # type: ignore[attr-defined]
+            return
+        fill(p, grads, unfilled, be)
     fresh = prev is None
     if fresh:
         buf = be.zeros(fn.grad_shape, be.dtype_of(g))  # type: ignore[attr-defined]
@@ -68,6 +88,18 @@ def _scatter(fn: Op, g: Any, grads: dict, owned: set) -> None:
         buf = be.copy(prev)
     grads[p] = fn.scatter_into(buf, g, fresh)  # type: ignore[attr-defined]
     owned.add(p)
+
+
+def fill(p: Op, grads: dict, unfilled: dict, be: Any) -> None:
+    """Zero the ranges of ``p``'s pending buffer that no slice wrote (see ``_scatter``)."""
+    axis, done = unfilled.pop(p)
+    buf = grads[p]
+    pos = 0
+    lead = (slice(None),) * axis
+    for a, b in sorted(done) + [(buf.shape[axis], buf.shape[axis])]:
+        if a > pos:
+            be.setitem(buf, lead + (slice(pos, a),), 0)
+        pos = max(pos, b)
 
 
 def _once(x: Any, xs: tuple) -> bool:

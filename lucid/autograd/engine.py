@@ -20,6 +20,7 @@ from ._accumulate import (
     _leaf_done,
     _once,
     _scatter,
+    fill,
 )
 from ._reach import useful as _useful
 from .function import Op
@@ -150,8 +151,11 @@ def _run(roots: list[tuple[Any, Any]], retain_graph: bool,
 
     # nodes whose pending gradient is an array this loop made (further adds go in place)
     owned: set | None = None if graph else set()
+    unfilled: dict = {}  # buffers split slices write into, not yet zeroed between them
     while ready:
         fn = ready.pop()
+        if unfilled and fn in unfilled:
+            fill(fn, grads, unfilled, fn.be)
         g = grads.pop(fn)
         if owned:
             owned.discard(fn)
@@ -174,7 +178,7 @@ def _run(roots: list[tuple[Any, Any]], retain_graph: bool,
         if fn.scatters and early and owned is not None and fn.be.views_share_memory and \
                 isinstance(fn.parents[0], Op) and fn.parents[0] in deps:
             # its gradient goes straight into the parent's pending buffer; nothing to pass on
-            _scatter(fn, g, grads, owned)
+            _scatter(fn, g, grads, owned, unfilled)
             in_grads = (None,) * len(fn.parents)
         else:
             in_grads = fn.backward(g) if call is None else call(fn, g)
@@ -194,6 +198,8 @@ def _run(roots: list[tuple[Any, Any]], retain_graph: bool,
                 c -= 1
                 deps[p] = c
                 if ig is not None:
+                    if unfilled and p in unfilled:
+                        fill(p, grads, unfilled, fn.be)
                     _accumulate(grads, owned, p, ig, fn.be)
                 if c == 0:
                     if p in grads:

@@ -127,6 +127,18 @@ class CpuBackend(NumpyBackend):
     # 1M: 461/249 vs 929 us; kernels/elementwise.py has the table). The kernels fall back to
     # numpy themselves for other inputs.
     sigmoid_backward = staticmethod(_ew.sigmoid_backward)
+    # same-shape arithmetic on both cores from 64k elements (kernels/elementwise.py: a
+    # step's operands come from memory, where one thread's bandwidth is the limit)
+    add = staticmethod(_ew.add)
+    sub = staticmethod(_ew.sub)
+    mul = staticmethod(_ew.mul)
+
+    @staticmethod
+    def iadd(dst: Array, src: Any) -> Array:
+        if _ew.binary("add", dst, src, dst) is not None:
+            return dst
+        return NumpyBackend.iadd(dst, src)
+
     tanh_backward = staticmethod(_ew.tanh_backward)
     relu_backward = staticmethod(_ew.relu_backward)
     relu = staticmethod(_ew.relu)

@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from . import elementwise as _ew
 from ._threads import mkl_candidates, wants_mkl
 
 __all__ = ["gemm", "bmm", "add_into", "fits", "fortran_gemm", "library", "mkl", "set_threads",
@@ -182,8 +183,9 @@ def gemm(a: np.ndarray, b: np.ndarray, bias: np.ndarray | None = None) -> np.nda
     """``a @ b`` (``+ bias``, broadcast against the product) as a new array, as numpy computes
     it, on MKL when it is loaded and can take the operands as they lie.
 
-    With a bias, MKL writes the product onto a copy of the bias (one pass over the output
-    instead of a product and an addition).
+    A bias row (a linear layer's) is added onto the fresh product on both cores while it is
+    in cache (``elementwise.add_row``); any other bias is copied into the output first and
+    MKL adds the product onto it.
     """
     lib = _STATE["lib"] if _STATE["loaded"] else _mkl()
     fn = lib.fns.get(a.dtype) if lib is not None and a.ndim == 2 and b.ndim == 2 else None
@@ -198,14 +200,19 @@ def gemm(a: np.ndarray, b: np.ndarray, bias: np.ndarray | None = None) -> np.nda
             pa, pb, it = a.ctypes.data, b.ctypes.data, a.itemsize
             if pa % it == 0 and pb % it == 0:  # (a view at an odd byte offset is not)
                 out = np.empty((m, n), a.dtype)
+                row = bias is not None and _is_row(bias)
                 beta = 0.0
-                if bias is not None:
+                if bias is not None and not row:
                     np.copyto(out, bias)
                     beta = 1.0
                 fn(_ROW_MAJOR, la[0], lb[0], m, n, k, 1.0, pa, la[1], pb, lb[1], beta,
                    out.ctypes.data, n)
+                if row and not _ew.add_row(out, bias):
+                    np.add(out, bias, out=out)
                 return out
     out = np.matmul(a, b)
+    if bias is not None and isinstance(out, np.ndarray) and _ew.add_row(out, bias):
+        return out
     return out if bias is None else add_into(out, bias)
 
 
@@ -253,6 +260,11 @@ def fits(shape: tuple[int, ...], into: tuple[int, ...]) -> bool:
     if len(shape) > len(into):
         return False
     return all(s in (1, t) for s, t in zip(shape[::-1], into[::-1]))
+
+
+def _is_row(bias: np.ndarray) -> bool:
+    """A bias of one row: (n,) or (1, n)."""
+    return bias.ndim == 1 or (bias.ndim == 2 and bias.shape[0] == 1)
 
 
 def _bias_ok(bias: Any, dt: np.dtype, m: int, n: int) -> bool:

@@ -138,9 +138,30 @@ class GetItemView(ViewOp):
         """``buf[idx] = g`` into fresh zeros, else ``buf[idx] += g``; returns the buffer
         (a new array on backends whose arrays are immutable)."""
         be = self.be
-        if not fresh:  # an integer index reads a scalar, not a view: write the sum back
-            g = be.add(be.getitem(buf, self.idx), g)
+        if not fresh:
+            view = be.getitem(buf, self.idx)
+            if be.views_share_memory and getattr(view, "ndim", 0):
+                be.iadd(view, g)  # the sum in the buffer's own memory
+                return buf
+            g = be.add(view, g)  # an integer index reads a scalar: write the sum back
         return be.setitem(buf, self.idx, g)
+
+    def region(self) -> tuple[int, int, int] | None:
+        """``(axis, start, stop)`` when the index is one unit-step range along one axis, the
+        rest whole (``split``, ``chunk``, ``narrow``): the engine then writes the slices'
+        gradients into an unfilled buffer and zeroes only what none of them covered."""
+        idx = self.idx if isinstance(self.idx, tuple) else (self.idx,)
+        if len(idx) > len(self.shape) or not all(isinstance(i, slice) for i in idx):
+            return None
+        found = None
+        for axis, sl in enumerate(idx):
+            start, stop, step = sl.indices(self.shape[axis])
+            if (start, stop, step) == (0, self.shape[axis], 1):
+                continue
+            if found is not None or step != 1 or stop <= start:
+                return None
+            found = (axis, start, stop)
+        return found if found is not None else (0, 0, self.shape[0]) if self.shape else None
 
     def backward(self, g):
         return self.scatter_into(self.be.zeros(self.shape, self.be.dtype_of(g)), g, True), None

@@ -43,3 +43,50 @@ def test_fallbacks_keep_numpy_semantics(rng) -> None:
     assert out.dtype == np.float64
     np.testing.assert_array_equal(E.relu(np.array([-1, 2])), [0, 2])
     np.testing.assert_array_equal(E.relu(y.T), np.maximum(y.T, 0))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(1,), (1000,), (3, 1, 257)])
+def test_binary_kernels_match_numpy(monkeypatch, rng, dtype, shape) -> None:
+    monkeypatch.setattr(E, "BINARY_MIN", 1)  # small arrays through the kernels too
+    a, b = _data(rng, shape, dtype)
+    b.reshape(-1)[-1] = np.inf
+    for got, exp in ((E.add(a, b), a + b), (E.sub(a, b), a - b), (E.mul(a, b), a * b)):
+        assert got.shape == exp.shape and got.dtype == dtype
+        np.testing.assert_array_equal(got, exp)
+    want = a + b
+    assert E.binary("add", a, b, a) is a  # in place
+    np.testing.assert_array_equal(a, want)
+
+
+def test_binary_kernels_leave_other_operands_to_numpy(monkeypatch, rng) -> None:
+    monkeypatch.setattr(E, "BINARY_MIN", 1)
+    a = rng.standard_normal((4, 6))
+    # broadcast, strided, mixed dtypes, scalars, integers: numpy's own result
+    for x, y in ((a, a[0]), (a[:, ::2], a[:, 1::2]), (a, a.astype(np.float32)),
+                 (a, np.float64(2.0)), (a, 3), (np.arange(4), np.arange(4))):
+        assert E.binary("add", x, y) is None
+    np.testing.assert_array_equal(E.add(a, a[0]), a + a[0])
+    np.testing.assert_array_equal(E.mul(a[:, ::2], a[:, 1::2]), a[:, ::2] * a[:, 1::2])
+    assert E.add(a.astype(np.float32), a).dtype == np.float64
+    np.testing.assert_array_equal(E.sub(np.arange(4), 1), np.arange(4) - 1)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("rows", [1, 7, 700])
+@pytest.mark.parametrize("row_shape", ["1d", "2d"])
+def test_add_row(dtype, rows, row_shape, rng) -> None:
+    out = rng.standard_normal((rows, 100)).astype(dtype)
+    row = rng.standard_normal(100).astype(dtype)
+    want = out + row
+    assert E.add_row(out, row if row_shape == "1d" else row[None])
+    np.testing.assert_array_equal(out, want)
+
+
+def test_add_row_refuses_what_it_cannot_take(rng) -> None:
+    out = rng.standard_normal((4, 6))
+    keep = out.copy()
+    for row in (np.ones(5), np.ones(6, np.float32), np.ones((2, 6)), np.ones((4, 1)), 1.0):
+        assert not E.add_row(out, row)
+    assert not E.add_row(out[:, ::2], np.ones(3))
+    np.testing.assert_array_equal(out, keep)
