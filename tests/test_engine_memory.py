@@ -110,3 +110,43 @@ def test_parallel_kernels_from_several_threads():
     with ThreadPoolExecutor(4) as ex:
         sums = list(ex.map(work, range(8)))
     assert len(set(round(v, 2) for v in sums)) == 1
+
+
+def test_whole_views_of_fresh_arrays_are_adopted_shared_ones_copied():
+    from lucid.backend.numpy_ref import NumpyBackend
+
+    a = np.zeros((4, 5))
+    v = a.reshape(20)
+    assert not NumpyBackend.is_private(v)  # ``a`` still refers to the memory
+    del a
+    assert NumpyBackend.is_private(v)
+    w = v[:3]
+    assert not NumpyBackend.is_private(v) and not NumpyBackend.is_private(w)
+    del w
+    assert NumpyBackend.is_private(v)
+    assert not NumpyBackend.is_private(np.zeros(10)[2:])  # part of a buffer: copied
+
+    kept = []
+
+    class Twice(lucid.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            buf = np.full((3, 2), 2.0)
+            kept.append(buf)  # the caller keeps the buffer the gradient views
+            return lucid.from_numpy(buf.reshape(6))
+
+    x = lucid.ones(6, requires_grad=True)
+    Twice.apply(x).sum().backward()
+    assert x.grad.tolist() == [2.0] * 6
+    kept[0][:] = 7.0
+    assert x.grad.tolist() == [2.0] * 6
+
+    emb = lucid.nn.Embedding(10, 4)  # its gradient: a reshape of the kernel's fresh table
+    emb(lucid.tensor([1, 1, 3])).sum().backward()
+    want = np.zeros((10, 4))
+    want[1], want[3] = 2.0, 1.0
+    np.testing.assert_array_equal(emb.weight.grad.numpy(), want)

@@ -2,7 +2,18 @@
 
 Written for clarity, not speed: strided window views, einsum, and ``np.add.at`` scatters,
 looping only over kernel offsets. The "cpu" backend replaces them with lucid.kernels; tests
-compare both. Argument conventions are the backend interface's (see ``NumpyBackend``).
+compare both. The backend interface these functions define (every backend has them):
+
+    conv2d(x, w, bias|None, stride, ((top, bottom), (left, right)), dilation, groups) -> y
+    conv2d_grad_input(gy, w, input_shape, stride, padding, dilation, groups) -> dx
+        (also a transposed convolution's forward; input_shape may exceed what windows cover)
+    conv2d_grad_weight(x, gy, weight_shape, stride, padding, dilation, groups) -> dw
+    unfold(x, kernel, dilation, (ph, pw), stride) -> (N, C*kH*kW, L); fold(cols, (H, W), ...)
+    max_pool2d(x, kernel, stride, (ph, pw), dilation, (OH, OW)) -> (y, int64 flat indices)
+    adaptive_max_pool2d(x, (OH, OW)) -> (y, indices); max_pool2d_backward(gy, indices, shape)
+    avg_pool2d(x, kernel, stride, (ph, pw), (OH, OW), count_include_pad, divisor_override)
+    avg_pool2d_backward(gy, input_shape, kernel, stride, (ph, pw), count_include_pad, div.)
+    adaptive_avg_pool2d(x, (OH, OW)); adaptive_avg_pool2d_backward(gy, input_shape)
 """
 
 from __future__ import annotations

@@ -139,6 +139,12 @@ class CpuBackend(NumpyBackend):
             return dst
         return NumpyBackend.iadd(dst, src)
 
+    @staticmethod
+    def imul(dst: Array, src: Any) -> Array:
+        if _ew.scale_(dst, src):
+            return dst
+        return NumpyBackend.imul(dst, src)
+
     tanh_backward = staticmethod(_ew.tanh_backward)
     relu_backward = staticmethod(_ew.relu_backward)
     relu = staticmethod(_ew.relu)

@@ -8,6 +8,7 @@ seam honest.
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import numpy as np
@@ -78,8 +79,13 @@ class NumpyBackend(NnReference):
 
     @staticmethod
     def is_private(x: Array) -> bool:
-        """True when ``x`` owns writable memory that no view shares (safe to adopt)."""
-        return x.base is None and x.flags.writeable
+        """True when ``x`` owns writable memory no view shares (safe to adopt), or views all of
+        an array nothing else refers to (a reshaped kernel output; the references counted:
+        x's, this frame's ``b`` and getrefcount's argument)."""
+        b = x.base
+        return bool(x.flags.writeable) and (b is None or (
+            type(b) is np.ndarray and b.base is None and b.size == x.size
+            and sys.getrefcount(b) == 3))
 
     @staticmethod
     def contiguous(x: Array) -> Array:
@@ -468,17 +474,8 @@ class NumpyBackend(NnReference):
     nadam_update = staticmethod(_optim_ref.nadam)
     radam_update = staticmethod(_optim_ref.radam)
 
-    # ---- convolution and pooling over NCHW arrays (reference math: _conv_ref.py) ------------
-    # conv2d(x, w, bias|None, stride, ((top, bottom), (left, right)), dilation, groups) -> y
-    # conv2d_grad_input(gy, w, input_shape, stride, padding, dilation, groups) -> dx
-    #     (also a transposed convolution's forward; input_shape may exceed what windows cover)
-    # conv2d_grad_weight(x, gy, weight_shape, stride, padding, dilation, groups) -> dw
-    # unfold(x, kernel, dilation, (ph, pw), stride) -> (N, C*kH*kW, L); fold(cols, (H, W), ...)
-    # max_pool2d(x, kernel, stride, (ph, pw), dilation, (OH, OW)) -> (y, int64 flat indices)
-    # adaptive_max_pool2d(x, (OH, OW)) -> (y, indices); max_pool2d_backward(gy, indices, shape)
-    # avg_pool2d(x, kernel, stride, (ph, pw), (OH, OW), count_include_pad, divisor_override)
-    # avg_pool2d_backward(gy, input_shape, kernel, stride, (ph, pw), count_include_pad, div.)
-    # adaptive_avg_pool2d(x, (OH, OW)); adaptive_avg_pool2d_backward(gy, input_shape)
+    # ---- convolution and pooling over NCHW arrays (the interface and reference math:
+    # _conv_ref.py) -------------------------------------------------------------------------
     from . import _conv_ref as _cv
 
     conv2d = staticmethod(_cv.conv2d)

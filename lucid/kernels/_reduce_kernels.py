@@ -19,6 +19,11 @@ from numba.core import types as nbt
 from ._jit import dual, helper
 
 CH = 4096  # reduced elements per last-axis task
+# Column sums of one (n, inner) block (outer 1, inner <= KC: a linear layer's bias gradient)
+# have a single mid task; ``_sum_rows`` splits the rows into up to ROW_BLOCKS blocks of at
+# least ROWS_MIN rows instead: 1024 x 384 float32 51 -> 27 us on 2 cores.
+ROW_BLOCKS = 8
+ROWS_MIN = 64
 KC = 1024  # kept inner elements per mid task (float64 accumulator chunk: 8 KiB, stays in L1)
 LANES = 64  # independent max/min lanes: the compare-select then vectorises (~4x a scalar loop)
 ALANES = 32  # argmax lanes of (value, index): 216 -> 140 us vs a max pass + search pass
@@ -198,6 +203,31 @@ def _sum_mid(x, out, scale):
         w = out[o, k0:k1]
         for k in range(k1 - k0):
             w[k] = a[k] * scale
+
+
+def _sum_rows(x, out, scale):
+    """out[k] = scale * sum_j x[j, k] for a (n, inner) x with few columns (a bias gradient)
+
+    for b in prange(nb):                          # nb row blocks, fixed by n alone
+        acc[b] = sum of rows j0:j1 of x           # float64, contiguous, vectorised
+    out = scale * sum_b acc[b]
+
+    The blocks depend on n only, so both builds add in the same order.
+    """
+    n, inner = x.shape
+    nb = min(ROW_BLOCKS, max(1, n // ROWS_MIN))
+    acc = np.zeros((nb, inner), np.float64)
+    for b in prange(nb):
+        a = acc[b]
+        for j in range(b * n // nb, (b + 1) * n // nb):
+            r = x[j]
+            for k in range(inner):
+                a[k] += r[k]
+    for k in range(inner):
+        s = 0.0
+        for b in range(nb):
+            s += acc[b, k]
+        out[k] = s * scale
 
 
 def _ext_last(x, out, is_min):
@@ -444,6 +474,7 @@ def _sig_arg_mid(T):
 
 sum_last = dual(_sum_last, signatures=[_sig_last])
 sum_mid = dual(_sum_mid, signatures=[_sig_mid])
+sum_rows = dual(_sum_rows, signatures=[_sig_last])
 ext_last = dual(_ext_last, signatures=[_sig_ext_last])
 ext_mid = dual(_ext_mid, signatures=[_sig_ext_mid])
 arg_last = dual(_arg_last, signatures=[_sig_arg_last])

@@ -28,12 +28,13 @@ from typing import Any
 
 import numpy as np
 from numba import prange
+from numba.core import types as nbt
 
 from ._jit import dual
 from ._threads import use_parallel
 
-__all__ = ["add", "add_row", "binary", "mul", "relu", "relu_backward", "sigmoid_backward", "sub",
-           "tanh_backward"]
+__all__ = ["add", "add_row", "binary", "mul", "relu", "relu_backward", "scale_",
+           "sigmoid_backward", "sub", "tanh_backward"]
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -119,6 +120,17 @@ def _add_row(out, row):
             o[j] += row[j]
 
 
+def _scale(a, c):
+    """a *= c in place, c rounded to a's dtype first (as numpy takes a Python float)"""
+    cc = a.dtype.type(c)
+    for i in prange(a.shape[0]):
+        a[i] *= cc
+
+
+def _sig_scale(T):
+    return (T[::1], nbt.float64)
+
+
 def _sig_row(T):
     return (T[:, ::1], T[::1])
 
@@ -138,6 +150,7 @@ _MUL = dual(_mul, signatures=[_sig2])
 BINARY_MIN = 1 << 16
 _BINARY = {"add": _ADD, "sub": _SUB, "mul": _MUL}
 _ROW = dual(_add_row, signatures=[_sig_row])
+_SCALE = dual(_scale, signatures=[_sig_scale])
 
 
 def _fused(pair: tuple, a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
@@ -243,4 +256,15 @@ def add_row(out: np.ndarray, row: np.ndarray) -> bool:
         return False
     ser, par = _ROW
     (par if out.size >= BINARY_MIN else ser)(out, np.ascontiguousarray(row).reshape(-1))
+    return True
+
+
+def scale_(a: Any, c: Any) -> bool:
+    """``a *= c`` in place on both cores for a C-contiguous float array of at least
+    ``BINARY_MIN`` elements and a Python float ``c`` (gradient clipping's scale: the word
+    LM's 4.7M gradients 1.3 ms in numpy's one thread); False, with nothing done, otherwise."""
+    if (type(a) is not np.ndarray or type(c) is not float or a.size < BINARY_MIN
+            or a.dtype not in _FLOATS or not a.flags.c_contiguous or not a.flags.writeable):
+        return False
+    _SCALE[1](a.reshape(-1), c)
     return True

@@ -90,3 +90,18 @@ def test_add_row_refuses_what_it_cannot_take(rng) -> None:
         assert not E.add_row(out, row)
     assert not E.add_row(out[:, ::2], np.ones(3))
     np.testing.assert_array_equal(out, keep)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_scale_in_place_as_numpy(monkeypatch, rng, dtype) -> None:
+    monkeypatch.setattr(E, "BINARY_MIN", 1)
+    a = rng.standard_normal((5, 7)).astype(dtype)
+    a[0, :3] = [np.nan, np.inf, -0.0]
+    c = 0.1234567891234  # rounded to float32 first for float32 arrays, as numpy does
+    want = a * c
+    assert E.scale_(a, c)
+    np.testing.assert_array_equal(a, want)
+    keep = a.copy()
+    for x, k in ((a, np.float32(2.0)), (a, 2), (a[:, ::2], 2.0), (np.arange(6), 2.0)):
+        assert not E.scale_(x, k)
+    np.testing.assert_array_equal(a, keep)

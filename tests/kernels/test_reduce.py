@@ -191,3 +191,21 @@ def test_result_is_fresh_contiguous(rng) -> None:
     for op in OPS:
         got = call(op, x, 1)
         assert got.flags.c_contiguous and not np.shares_memory(got, x)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(128, 2), (129, 3), (700, 384), (1024, 1024), (2, 640, 5)])
+def test_column_sums_of_tall_blocks(build, rng, dtype, shape) -> None:
+    # one (n, inner) block summed over its rows: split into row blocks (a bias gradient)
+    x = rng.standard_normal(shape).astype(dtype) + 0.25
+    axis = tuple(range(x.ndim - 1))
+    x64 = x.astype(np.float64)
+    tol = 1e-12 if dtype == np.float64 else 1e-5
+    for op in ("sum", "mean"):
+        got = call(op, x, axis)
+        assert got.dtype == dtype and got.shape == shape[-1:]
+        np.testing.assert_allclose(got, ref(op, x64, axis), rtol=tol, atol=tol)
+    x.reshape(-1, shape[-1])[5, 0] = np.nan
+    x.reshape(-1, shape[-1])[-1, 1] = np.inf
+    got = call("sum", x, axis)
+    assert np.isnan(got[0]) and got[1] == np.inf

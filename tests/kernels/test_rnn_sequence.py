@@ -60,17 +60,21 @@ def test_small_row_product_matches_numpy(rng, m, k, n, dtype) -> None:
     np.testing.assert_allclose(c, want, rtol=tol, atol=tol)
 
 
-def test_gate_permutation_round_trips() -> None:
-    a = np.arange(2 * 3 * 16, dtype=np.float64).reshape(2, 3, 16)
-    p = S.permute_gates(a, 2, 4)
-    assert p.shape == (2, 2, 3, 8)
+def test_gate_permutation_and_the_gather_scatter_pair() -> None:
+    b = np.arange(16, dtype=np.float64)
+    p = S.permute_gates(b, 2, 4)
+    assert p.shape == (2, 8)
     # thread 1's block holds units 2..3 of each gate (i, f, g, o blocks of 4 units)
-    np.testing.assert_array_equal(p[0, 1, 0], a[0, 0, [2, 3, 6, 7, 10, 11, 14, 15]])
-    np.testing.assert_array_equal(S.unpermute_gates(p, 4), a)
-    np.testing.assert_array_equal(S.permute_gates(a[0, 0], 2, 4)[1], p[0, 1, 0])
-    g = a[..., :12]  # three gates of 4 units (GRU)
-    np.testing.assert_array_equal(S.permute_gates(g, 2, 3)[1, 1, 2], g[1, 2, [2, 3, 6, 7, 10, 11]])
-    np.testing.assert_array_equal(S.unpermute_gates(S.permute_gates(g, 2, 3), 3), g)
+    np.testing.assert_array_equal(p[1], b[[2, 3, 6, 7, 10, 11, 14, 15]])
+    np.testing.assert_array_equal(S.permute_gates(b[:12], 2, 3)[1], b[[2, 3, 6, 7, 10, 11]])
+    a = np.arange(3 * 12, dtype=np.float64).reshape(3, 12)  # 3 rows, three gates of 4 units
+    blk = np.full((3, 6), np.nan)
+    S._columns(blk, a, 2, 3, True)
+    np.testing.assert_array_equal(blk, a[:, [2, 3, 6, 7, 10, 11]])
+    back = np.zeros_like(a)
+    S._columns(blk, back, 2, 3, False)
+    np.testing.assert_array_equal(back[:, [2, 3, 6, 7, 10, 11]], blk)
+    np.testing.assert_array_equal(back[:, [0, 1, 4, 5, 8, 9]], 0)
 
 
 def test_split_needs_divisible_units(monkeypatch) -> None:
