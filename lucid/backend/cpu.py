@@ -140,6 +140,12 @@ class CpuBackend(NumpyBackend):
         return NumpyBackend.iadd(dst, src)
 
     @staticmethod
+    def setitem(x: Array, idx: Any, v: Any) -> Array:
+        if _ew.copy_into(x, idx, v):
+            return x
+        return NumpyBackend.setitem(x, idx, v)
+
+    @staticmethod
     def imul(dst: Array, src: Any) -> Array:
         if _ew.scale_(dst, src):
             return dst

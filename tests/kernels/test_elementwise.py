@@ -105,3 +105,31 @@ def test_scale_in_place_as_numpy(monkeypatch, rng, dtype) -> None:
     for x, k in ((a, np.float32(2.0)), (a, 2), (a[:, ::2], 2.0), (np.arange(6), 2.0)):
         assert not E.scale_(x, k)
     np.testing.assert_array_equal(a, keep)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_copy_into_slices_of_rows(monkeypatch, rng, dtype) -> None:
+    monkeypatch.setattr(E, "BINARY_MIN", 1)
+    buf = np.full((2, 5, 12), np.nan, dtype)
+    v = rng.standard_normal((2, 5, 4)).astype(dtype)
+    assert E.copy_into(buf, (slice(None), slice(None), slice(4, 8)), v)
+    np.testing.assert_array_equal(buf[..., 4:8], v)
+    assert np.isnan(buf[..., :4]).all() and np.isnan(buf[..., 8:]).all()
+    assert E.copy_into(buf, (Ellipsis, slice(8, 12)), v)
+    np.testing.assert_array_equal(buf[..., 8:], v)
+    assert E.copy_into(buf, 1, v[0].repeat(3, axis=1))  # a whole plane
+    np.testing.assert_array_equal(buf[1], v[0].repeat(3, axis=1))
+
+
+def test_copy_into_leaves_other_writes_to_numpy(monkeypatch, rng) -> None:
+    monkeypatch.setattr(E, "BINARY_MIN", 1)
+    buf = np.zeros((4, 6, 8))
+    v = rng.standard_normal((4, 3, 8))
+    for idx, val in (((slice(None, None, 2), slice(0, 3)), v[:2]),  # rows that do not merge
+                     ((slice(None), slice(0, 3)), v.astype(np.float32)),  # another dtype
+                     ((slice(None), slice(0, 3)), v[:, :, ::-1]),  # a strided value
+                     ((np.array([0, 1]),), np.ones((2, 6, 8))),  # an advanced index
+                     ((slice(None), slice(0, 3), slice(None, None, -1)), v),  # reversed
+                     ((slice(None), slice(0, 2)), v)):  # another shape
+        assert not E.copy_into(buf, idx, val)
+    assert not buf.any()

@@ -70,7 +70,7 @@ def test_registry_signatures_match_runtime_calls(rng) -> None:
         reduce.sum(np.ones((256, 3), dt), 0)  # a tall block's column sums
     reg = warmup.registry()
     mine = {n: e for n, e in reg.items() if n.startswith(("reduce.", "elementwise."))}
-    assert len(mine) == 36, sorted(mine)  # 9 reduction + 9 elementwise kernels, 2 builds each
+    assert len(mine) == 38, sorted(mine)  # 9 reduction + 10 elementwise kernels, 2 builds each
     for name, entry in mine.items():
         assert entry.signatures, name
         disp = entry.dispatcher
