@@ -115,8 +115,8 @@ class CpuBackend(NumpyBackend):
             return _mm.matmul(a, b)
         return np.matmul(a, b)
 
-    # a linear layer's bias goes into the product's output first and BLAS adds the product
-    # onto it (MKL, kernels/blas.py): one pass over the output less
+    # a linear layer's product and bias in one call: the bias goes onto the fresh product
+    # while it is in cache (kernels/blas.py)
     def addmm(self, c: Array, a: Array, b: Array) -> Array:
         if a.dtype in _HALF or a.ndim < 2 or b.ndim != 2:
             return NumpyBackend.addmm(self, c, a, b)

@@ -45,3 +45,19 @@ def test_expanded_shared_weight_and_views(rng) -> None:
 def test_shape_error_is_numpys(rng) -> None:
     with pytest.raises(ValueError):
         matmul(np.ones((2, 3, 4)), np.ones((5, 6)))
+
+
+@pytest.mark.parametrize("ash,bsh", [((2, 3, 4), (4, 5)), ((2, 0, 4), (4, 5)), ((2, 3, 0), (0, 5)),
+                                     ((0, 3, 4), (4, 5)), ((2, 3, 4, 6), (6, 2)),
+                                     ((2, 3, 0), (1, 0, 5))])
+def test_rows_times_a_matrix_and_empty_operands(ash, bsh) -> None:
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal(ash).astype(np.float32)
+    b = rng.standard_normal(bsh).astype(np.float32)
+    got = matmul(a, b)
+    want = a @ b
+    assert got.shape == want.shape and got.dtype == np.float32
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    bias = rng.standard_normal(bsh[-1]).astype(np.float32)
+    np.testing.assert_allclose(matmul(a[..., ::-1, :], b, bias), a[..., ::-1, :] @ b + bias,
+                               rtol=1e-5, atol=1e-5)
