@@ -267,8 +267,9 @@ def add_row(out: np.ndarray, row: np.ndarray) -> bool:
             or row.ndim not in (1, 2) or (row.ndim == 2 and row.shape[0] != 1)
             or not out.flags.c_contiguous):
         return False
-    ser, par = _ROW
-    (par if out.size >= BINARY_MIN else ser)(out, np.ascontiguousarray(row).reshape(-1))
+    if row.ndim == 2 or not row.flags.c_contiguous:
+        row = np.ascontiguousarray(row).reshape(-1)
+    _ROW[1 if out.size >= BINARY_MIN else 0](out, row)
     return True
 
 

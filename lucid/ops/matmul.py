@@ -206,8 +206,11 @@ class Linear(Op):
         be = self.be
         x, w = self.saved
         p = self.parents
+        gb = None
+        if self.has_b and p[2] is not None:  # first, while g is in cache (nanoGPT: -0.2 ms)
+            gb = be.sum(g, tuple(range(g.ndim - 1)), False) if g.ndim > 1 else g
         gx = be.matmul(g, w) if p[0] is not None else None
-        gw = gb = None
+        gw = None
         if p[1] is not None:
             if x.ndim == 1:
                 gw = be.matmul(be.expand_dims(g, -1), be.expand_dims(x, 0))
@@ -215,8 +218,6 @@ class Linear(Op):
                 g2 = be.reshape(g, (-1, g.shape[-1]))
                 x2 = be.reshape(x, (-1, x.shape[-1]))
                 gw = be.matmul(be.swapaxes(g2, 0, 1), x2)
-        if self.has_b and p[2] is not None:
-            gb = be.sum(g, tuple(range(g.ndim - 1)), False) if g.ndim > 1 else g
         return gx, gw, gb
 
 
