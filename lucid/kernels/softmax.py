@@ -101,6 +101,8 @@ def _prep_weight(weight: np.ndarray | None, dtype: np.dtype) -> np.ndarray:
 
 def check_targets(target: np.ndarray, n_classes: int, ignore_index: int) -> None:
     """Raise IndexError naming the first class index outside ``[0, n_classes)``."""
+    if not target.size or (target.min() >= 0 and target.max() < n_classes):
+        return
     bad = (target != ignore_index) & ((target < 0) | (target >= n_classes))
     if bad.any():
         v = int(target[bad][0])
