@@ -18,8 +18,9 @@ torch's CPU flash attention does: for heads viewed out of a (B, L, H * D) projec
 are laid out (B, L, H, D), so the usual ``y.transpose(1, 2).contiguous().view(B, L, C)``
 and the gradients' way back into the projection are views, not copies (four 0.5 MB copies
 per nanoGPT layer before). Each head's results are written from the thread's buffer.
-The softmax's running max is a branch-free select the compiler vectorises: the forward's
-softmax stage went from 0.29 to 0.17-0.24 ms of its ~1 ms.
+The softmax's row max runs in eight independent accumulators (``_softmax_kernels._row_max``):
+one running max is a chain of dependent selects, and causal rows of 1-64 scores are too short
+for the compiler's vectorised loop body. 2048 causal rows of 64: 0.21 -> 0.15-0.16 ms.
 
 Measured, float32, nanoGPT's attention (16 x 4 heads, L = S = 64, D = 32, causal; q, k, v
 strided views), 2 busy cores, milliseconds, forward / backward, ranges over runs:
@@ -42,6 +43,7 @@ from ._chunks import launch
 from ._chunks import split as _split
 from ._gemm import gemm
 from ._jit import dual, helper
+from ._softmax_kernels import _row_max
 from ._vmath import fast_exp
 
 __all__ = ["attention", "attention_backward"]
@@ -89,13 +91,10 @@ def _head_buffers(q, k, v):
 def _softmax_row(row, n):
     """row[:n] = softmax(row[:n]) in place, row[n:] = 0.
 
-    The max skips NaN (a branch-free select the compiler vectorizes); a NaN score still
-    makes its whole row NaN through the sum, as torch's math path does."""
+    The max may skip a NaN score; it still makes its whole row NaN through the sum, as
+    torch's math path does."""
     zero = row.dtype.type(0)
-    mx = row[0]
-    for j in range(1, n):
-        v = row[j]
-        mx = v if v > mx else mx
+    mx = _row_max(row[:n])  # eight accumulators: 0.21 -> 0.15 ms over 2048 causal rows of 64
     s = zero
     for j in range(n):
         e = fast_exp(row[j] - mx)
