@@ -259,6 +259,8 @@ def fits(shape: tuple[int, ...], into: tuple[int, ...]) -> bool:
     """True when ``shape`` broadcasts to ``into`` without growing it."""
     if len(shape) > len(into):
         return False
+    if len(shape) == 1:  # a bias row (~0.3 us against ~2.5 for the general test)
+        return shape[0] == 1 or shape[0] == into[-1]
     return all(s in (1, t) for s, t in zip(shape[::-1], into[::-1]))
 
 
