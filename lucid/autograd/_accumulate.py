@@ -37,10 +37,14 @@ def _accumulate_leaf(t: Tensor, g: Any, hooks: bool = True, owned: bool = False)
             h(t)
 
 
-def _accumulate(grads: dict, owned: set | None, p: Op, ig: Any, be: Any) -> None:
+def _accumulate(grads: dict, owned: set | None, p: Op, ig: Any, be: Any,
+                unfilled: dict | None = None) -> None:
     """Add ``ig`` to node ``p``'s pending gradient: in place into an array this backward
     pass made itself (nothing else holds it), else into a new (then owned) array. With
-    ``owned`` None (create_graph: the gradients are tensors) always a new sum."""
+    ``owned`` None (create_graph: the gradients are tensors) always a new sum. A buffer
+    split slices are still writing into (``unfilled``) is completed first."""
+    if unfilled and p in unfilled:
+        fill(p, grads, unfilled, be)
     prev = grads.get(p)
     if prev is None:
         grads[p] = ig

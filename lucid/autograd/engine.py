@@ -198,9 +198,7 @@ def _run(roots: list[tuple[Any, Any]], retain_graph: bool,
                 c -= 1
                 deps[p] = c
                 if ig is not None:
-                    if unfilled and p in unfilled:
-                        fill(p, grads, unfilled, fn.be)
-                    _accumulate(grads, owned, p, ig, fn.be)
+                    _accumulate(grads, owned, p, ig, fn.be, unfilled)
                 if c == 0:
                     if p in grads:
                         ready.append(p)

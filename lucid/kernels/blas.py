@@ -207,12 +207,8 @@ def gemm(a: np.ndarray, b: np.ndarray, bias: np.ndarray | None = None) -> np.nda
                     beta = 1.0
                 fn(_ROW_MAJOR, la[0], lb[0], m, n, k, 1.0, pa, la[1], pb, lb[1], beta,
                    out.ctypes.data, n)
-                if row and not _ew.add_row(out, bias):
-                    np.add(out, bias, out=out)
-                return out
+                return add_into(out, bias) if row else out
     out = np.matmul(a, b)
-    if bias is not None and isinstance(out, np.ndarray) and _ew.add_row(out, bias):
-        return out
     return out if bias is None else add_into(out, bias)
 
 
@@ -247,7 +243,10 @@ def bmm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def add_into(out: Any, bias: Any) -> Any:
-    """``out + bias``, in place where ``out`` (a fresh product) can hold the sum."""
+    """``out + bias``, in place where ``out`` (a fresh product) can hold the sum: a bias row
+    on both cores (``elementwise.add_row``), any other broadcast through numpy."""
+    if isinstance(out, np.ndarray) and _ew.add_row(out, bias):
+        return out
     if (isinstance(out, np.ndarray) and np.result_type(out, bias) == out.dtype
             and fits(np.shape(bias), out.shape)):
         np.add(out, bias, out=out)

@@ -166,18 +166,25 @@ _SCALE = dual(_scale, signatures=[_sig_scale])
 _COPY = dual(_copy_rows, signatures=[_sig_copy])
 
 
-def _fused(pair: tuple, a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
-    """Run a same-shape, same-dtype, C-contiguous float pair through its kernel, else None."""
+def _fused(pair: tuple, a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None,
+           par_from: int | None = None) -> np.ndarray | None:
+    """Run a same-shape, same-dtype, C-contiguous float pair through its kernel (into
+    ``out``, which may be ``a``), else None. With ``par_from``: smaller pairs are left to the
+    caller (None) and the rest run the parallel build; without it the parallel build runs
+    from the elementwise threshold."""
     if (
-        a.dtype not in _FLOATS
+        (par_from is not None and a.size < par_from)  # first: the small operands' fast exit
+        or a.dtype not in _FLOATS
         or a.dtype != b.dtype
         or a.shape != b.shape
         or not (a.flags.c_contiguous and b.flags.c_contiguous)
     ):
         return None
-    out = np.empty_like(a)
+    if out is None:
+        out = np.empty_like(a)
     ser, par = pair
-    (par if use_parallel(a.size, "elementwise") else ser)(a.ravel(), b.ravel(), out.ravel())
+    big = use_parallel(a.size, "elementwise") if par_from is None else True
+    (par if big else ser)(a.reshape(-1), b.reshape(-1), out.reshape(-1))
     return out
 
 
@@ -227,14 +234,9 @@ def binary(op: str, a: Any, b: Any, out: np.ndarray | None = None) -> np.ndarray
     """``a <op> b`` ("add", "sub", "mul") on both cores for same-shape, same-dtype,
     C-contiguous float arrays of at least ``BINARY_MIN`` elements (into ``out``, which may be
     ``a``); None for anything else (the caller's numpy takes it)."""
-    if (type(a) is not np.ndarray or type(b) is not np.ndarray or a.size < BINARY_MIN
-            or a.shape != b.shape or a.dtype != b.dtype or a.dtype not in _FLOATS
-            or not (a.flags.c_contiguous and b.flags.c_contiguous)):
+    if type(a) is not np.ndarray or type(b) is not np.ndarray:
         return None
-    if out is None:
-        out = np.empty_like(a)
-    _BINARY[op][1](a.reshape(-1), b.reshape(-1), out.reshape(-1))
-    return out
+    return _fused(_BINARY[op], a, b, out, BINARY_MIN)
 
 
 def add(a: Any, b: Any) -> Any:

@@ -161,7 +161,9 @@ class GetItemView(ViewOp):
             if found is not None or step != 1 or stop <= start:
                 return None
             found = (axis, start, stop)
-        return found if found is not None else (0, 0, self.shape[0]) if self.shape else None
+        if found is None:  # the whole tensor: one range over its first axis
+            return (0, 0, self.shape[0]) if self.shape else None
+        return found
 
     def backward(self, g):
         return self.scatter_into(self.be.zeros(self.shape, self.be.dtype_of(g)), g, True), None

@@ -157,14 +157,13 @@ def _class_target(input: Tensor, target: Tensor, ignore_index: int) -> tuple[Ten
     t = target._data
     n = input.shape[1]
     # in range (the usual case): two reductions; else the element-wise test below
-    inside = not target.numel() or (be.item(be.min(t)) >= 0 and be.item(be.max(t)) < n)
-    bad = None if inside else \
-        be.logical_and(be.ne(t, ignore_index), be.logical_or(be.lt(t, 0), be.ge(t, n)))
-    if bad is not None and be.item(be.any(bad)):  # the targets stay on their device
-        tn, bn = be.to_numpy(t), be.to_numpy(bad)
-        v = int(tn[bn].flat[0])
-        raise IndexError(f"Target {v} is out of bounds. Expected class indices in [0, {n}) "
-                         f"or ignore_index={ignore_index}.")
+    if target.numel() and (be.item(be.min(t)) < 0 or be.item(be.max(t)) >= n):
+        bad = be.logical_and(be.ne(t, ignore_index), be.logical_or(be.lt(t, 0), be.ge(t, n)))
+        if be.item(be.any(bad)):  # the targets stay on their device
+            tn, bn = be.to_numpy(t), be.to_numpy(bad)
+            v = int(tn[bn].flat[0])
+            raise IndexError(f"Target {v} is out of bounds. Expected class indices in "
+                             f"[0, {n}) or ignore_index={ignore_index}.")
     if target.dtype is not _dtype.int64:
         target = target.long()  # type: ignore[attr-defined]
     return input, target
