@@ -92,19 +92,8 @@ _STATE: dict[str, Any] = {"configured": False}
 
 
 # ---- will products run on MKL (blas.py)? Decided here, without numpy: the answer sets the
-# spin count before numpy loads its BLAS. LUCID_BLAS: auto (the default: MKL on Intel
-# processors, where libmkl_rt is installed), mkl (wherever installed) or numpy.
-
-
-def _is_intel() -> bool:
-    try:
-        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as f:
-            for line in f:
-                if line.startswith("vendor_id"):
-                    return "GenuineIntel" in line
-    except OSError:
-        pass
-    return False
+# spin count before numpy loads its BLAS. LUCID_BLAS: auto or mkl (the default: MKL wherever
+# libmkl_rt is installed) or numpy.
 
 
 def mkl_candidates() -> list[str]:
@@ -120,8 +109,6 @@ def wants_mkl() -> bool:
     """True when ``LUCID_BLAS`` and this machine call for MKL and it is installed (Linux)."""
     choice = os.environ.get("LUCID_BLAS", "auto").strip().lower()
     if choice not in ("mkl", "auto") or not sys.platform.startswith("linux"):
-        return False
-    if choice == "auto" and not _is_intel():
         return False
     return bool(mkl_candidates())
 

@@ -1,5 +1,5 @@
-"""The BLAS behind lucid's matrix products on the CPU: Intel's MKL where it is installed and
-the processor is Intel's, numpy's OpenBLAS otherwise.
+"""The BLAS behind lucid's matrix products on the CPU: Intel's MKL where it is installed,
+numpy's OpenBLAS otherwise.
 
 On Intel processors with AVX-512, OpenBLAS's single-precision GEMM (its SkylakeX kernels,
 what numpy's wheels carry) runs well below MKL's: 2-core Xeon (AVX-512), float32, microseconds,
@@ -9,6 +9,17 @@ numpy's OpenBLAS / MKL (torch's BLAS on x86-64 is MKL too)::
     128x512 @ 512x256       149 / 108        1024x128 @ 128x384    338 / 267
     one thread: 137-157 / 173-203 GFLOP/s (the machine's peak is ~200 per core)
 
+and on AMD processors (AVX2, numpy's OpenBLAS runs its Haswell kernels) MKL leads by as much
+or more, at torch's own speed: 2-core AMD EPYC, numpy's OpenBLAS / MKL / torch::
+
+    128x784 @ 784x512     1315 / 1022 / 994     784x128 @ 128x512     1248 / 837 / 870
+    128x512 @ 512x256      440 /  301 / 316     1024x128 @ 128x384    1263 / 848 / 827
+
+Tried there and left out: outputs on 64-byte boundaries (numpy's are 16-byte aligned; alone
+MKL wrote aligned outputs 5-20% faster, but the MLP and GPT steps ran 0.995-1.014x), and a
+numba kernel for products with a side of 10 (3x faster than MKL's ~50 us alone, 0.99x on the
+MLP step).
+
 The ``mkl`` wheel (a dependency on x86-64 Linux) ships ``libmkl_rt``; it is loaded on the
 first product, through ctypes, and runs on MKL's GNU OpenMP threading layer: libgomp, the
 pool numba's "omp" threading layer uses (``_threads.prefer_omp``), so BLAS and numba's
@@ -16,10 +27,10 @@ parallel kernels take turns on one set of threads, as torch runs MKL and its own
 one OpenMP pool. Where libgomp cannot be loaded MKL is not used (its sequential layer ran the
 MLP step slower than OpenBLAS's threads).
 
-``LUCID_BLAS`` chooses (``_threads.wants_mkl``): ``auto`` (the default: MKL on Intel processors
-where it loads), ``mkl`` (wherever it loads) or ``numpy``. ``gemm`` falls back to numpy for
-anything MKL's interface does not take directly (other dtypes, no unit stride, batches, empty
-operands), so its results never depend on the layout it was given.
+``LUCID_BLAS`` chooses (``_threads.wants_mkl``): ``auto`` or ``mkl`` (the default: MKL
+wherever it loads) or ``numpy``. ``gemm`` falls back to numpy for anything MKL's interface
+does not take directly (other dtypes, no unit stride, batches, empty operands), so its
+results never depend on the layout it was given.
 """
 
 from __future__ import annotations
