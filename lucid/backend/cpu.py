@@ -91,13 +91,13 @@ class CpuBackend(NumpyBackend):
     def max(x: Array, axis: Any = None, keepdims: bool = False) -> Array:
         if x.size >= EXTREMA_MIN and x.dtype in _F:
             return _red.max(x, axis, keepdims)
-        return np.max(x, axis=_ax(axis), keepdims=keepdims)
+        return NumpyBackend.max(x, axis, keepdims)
 
     @staticmethod
     def min(x: Array, axis: Any = None, keepdims: bool = False) -> Array:
         if x.size >= EXTREMA_MIN and x.dtype in _F:
             return _red.min(x, axis, keepdims)
-        return np.min(x, axis=_ax(axis), keepdims=keepdims)
+        return NumpyBackend.min(x, axis, keepdims)
 
     @staticmethod
     def var(x: Array, axis: Any = None, correction: float = 1, keepdims: bool = False) -> Array:
