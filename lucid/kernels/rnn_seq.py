@@ -121,16 +121,15 @@ def _columns(blk, full, lo, gates, gather):
     hk = blk.shape[1] // gates
     hsz = full.shape[1] // gates
     for r in range(blk.shape[0]):
-        b, f = blk[r], full[r]
         for g in range(gates):
-            b0 = g * hk
-            f0 = g * hsz + lo
+            b = blk[r, g * hk:(g + 1) * hk]
+            f = full[r, g * hsz + lo:g * hsz + lo + hk]
             if gather:
                 for j in range(hk):
-                    b[b0 + j] = f[f0 + j]
+                    b[j] = f[j]
             else:
                 for j in range(hk):
-                    f[f0 + j] = b[b0 + j]
+                    f[j] = b[j]
 
 
 def _seq_fwd(gx, h0, c0, w, wt, bp, hs, cs, actsp, reverse, gates, nt):
