@@ -7,7 +7,7 @@ LSTM, 3 for GRU) are one contiguous block (``w_hh`` permuted once per call), so 
 is, per thread,
 
     forward    g_k = h_{t-1} @ W_k^T (single-threaded BLAS) -> the gate math of its units
-               (``rnn._lstm_fwd`` / ``rnn._gru_fwd`` on the block) -> its columns of h_t
+               (``rnn.lstm_fwd_at`` / ``rnn.gru_fwd_at`` on the block) -> its columns of h_t
                (and c_t)
     backward   dh_k = dy_t + sum of the threads' partial products from the step before
                (+ GRU's direct part dh z) -> the gate backward of its units -> its partial
@@ -47,15 +47,12 @@ from ._gemm import gemm
 from ._jit import dual, helper
 from ._threads import ONE_BLAS_THREAD as _BLAS
 from ._threads import use_parallel
-from .rnn import _gru_bwd, _gru_fwd, _lstm_bwd, _lstm_fwd
+from .rnn import gru_bwd_at as _gru_step_bwd
+from .rnn import gru_fwd_at as _gru_step
+from .rnn import lstm_bwd_at as _lstm_step_bwd
+from .rnn import lstm_fwd_at as _lstm_step
 
 __all__ = ["GATES", "split", "permute_gates", "sequence_forward", "sequence_backward"]
-
-_lstm_step = helper(_lstm_fwd)
-_lstm_step_bwd = helper(_lstm_bwd)
-_gru_step = helper(_gru_fwd)
-_gru_step_bwd = helper(_gru_bwd)
-
 
 SMALL_ROWS = 64
 
@@ -153,11 +150,9 @@ def _seq_fwd(gx, h0, c0, w, wt, bp, hs, cs, actsp, reverse, gates, nt):
             _columns(xbuf[k], gx[t], lo, gates, True)
             if gates == 4:
                 cp = c0 if s == 0 else cs[tp]
-                _lstm_step(xbuf[k], gbuf[k], bp[k], cp[:, lo:lo + hk], actsp[t, k],
-                           cs[t][:, lo:lo + hk], hs[t][:, lo:lo + hk])
+                _lstm_step(xbuf[k], gbuf[k], bp[k], cp, actsp[t, k], cs[t], hs[t], lo)
             else:
-                _gru_step(xbuf[k], gbuf[k], bp[k], hp[:, lo:lo + hk], actsp[t, k],
-                          hs[t][:, lo:lo + hk])
+                _gru_step(xbuf[k], gbuf[k], bp[k], hp, actsp[t, k], hs[t], lo)
 
 
 def _seq_bwd(dyh, dyc, h0, c0, w, wt, hs, cs, actsp, dgx, dgh, dc, dhk, pbuf, reverse,
@@ -193,18 +188,16 @@ def _seq_bwd(dyh, dyc, h0, c0, w, wt, hs, cs, actsp, dgx, dgh, dc, dhk, pbuf, re
                     for j in range(hk):
                         dr[j] += pr[j]
             if gates == 4:
-                dck = dc[:, lo:lo + hk]
                 for r in range(b_len):
-                    cr, ycr = dck[r], dyc[t, r, lo:lo + hk]
+                    cr, ycr = dc[r, lo:lo + hk], dyc[t, r, lo:lo + hk]
                     for j in range(hk):
                         cr[j] += ycr[j]
                 cp = c0 if last else cs[tp]
-                _lstm_step_bwd(d, dck, actsp[t, k], cp[:, lo:lo + hk], cs[t][:, lo:lo + hk],
-                               xbuf[k])
+                _lstm_step_bwd(d, dc, actsp[t, k], cp, cs[t], xbuf[k], lo)
                 dghk = xbuf[k]
             else:
                 hp = h0 if last else hs[tp]
-                _gru_step_bwd(d, actsp[t, k], hp[:, lo:lo + hk], xbuf[k], hbuf[k])
+                _gru_step_bwd(d, actsp[t, k], hp, xbuf[k], hbuf[k], lo)
                 dghk = hbuf[k]
                 _columns(dghk, dgh[t], lo, gates, False)
             _columns(xbuf[k], dgx[t], lo, gates, False)
