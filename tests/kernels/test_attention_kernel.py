@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 import pytest
 
@@ -133,3 +134,19 @@ def test_sdpa_output_strides_match_torch(rng) -> None:
         assert not out.is_contiguous() and out.transpose(1, 2).is_contiguous(), fw.__name__
         outs.append(out.numpy())
     np.testing.assert_allclose(outs[0], outs[1], rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_warm_signatures_type_what_a_head_view_call_passes(dtype):
+    """A causal call on nanoGPT's head views, without and with a mask, passes exactly the types
+    the warmed signatures declare, so the on-disk cache serves its first call (a mismatch
+    compiles another specialization: ~17 s of a first step)."""
+    rng = np.random.default_rng(3)
+    T = numba.from_dtype(np.dtype(dtype))
+    q, k, v = _qkv(rng, 2, 2, 8, 8, 4, 4, dtype, strided=True)
+    out = A._like(q, 4)
+    attn = np.empty((2, 2, 8, 8), dtype)
+    mask = np.broadcast_to(rng.standard_normal((8, 8)).astype(dtype), (2, 2, 8, 8))
+    for bias, spec in ((A._NO_BIAS[np.dtype(dtype)], A._sig_fwd), (mask, A._sig_fwd_mask)):
+        passed = (q, k, v, bias, False, True, 1.0, out, attn, 2)
+        assert tuple(numba.typeof(x) for x in passed) == spec(T)
