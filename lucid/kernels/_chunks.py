@@ -9,6 +9,8 @@ under ``PARALLEL_LOCK`` with scipy's OpenBLAS set to one thread for the call
 
 from __future__ import annotations
 
+from typing import Any
+
 import numba
 
 from ._threads import ONE_BLAS_THREAD, PARALLEL_LOCK, use_parallel
@@ -31,9 +33,30 @@ def split(n_items: int, work: int, blas: bool = True) -> int:
     return min(numba.get_num_threads(), n_items)
 
 
-def launch(pair: tuple, nt: int, *args: object) -> None:
-    """Run ``pair`` = (serial, parallel) builds of a kernel over ``nt`` chunks."""
+_BUILDS: dict[tuple[int, Any], Any] = {}
+
+
+def _build(disp: Any, sig: Any) -> Any:
+    """``disp``'s build for the argument types ``sig``, loaded from the disk cache where it
+    was warmed, called past numba's dispatch: that compiles a new build for any layout it
+    has not loaded (a C-contiguous array for an any-layout parameter: 17 s for attention)
+    instead of converting. The caller vouches that its arguments fit ``sig``."""
+    key = (id(disp), sig)
+    fn = _BUILDS.get(key)
+    if fn is None:
+        compile_ = getattr(disp, "compile", None)
+        if compile_ is None:  # NUMBA_DISABLE_JIT: the plain function
+            return disp
+        fn = _BUILDS[key] = compile_(sig)
+    return fn
+
+
+def launch(pair: tuple, nt: int, *args: object, sig: Any = None) -> None:
+    """Run ``pair`` = (serial, parallel) builds of a kernel over ``nt`` chunks; with ``sig``
+    (the argument types, the chunk count's included), the builds for exactly those types."""
     ser, par = pair
+    if sig is not None:
+        ser, par = (_build(ser, sig), None) if nt == 1 else (None, _build(par, sig))
     if nt == 1:
         ser(*args, 1)
         return

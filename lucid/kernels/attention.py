@@ -35,6 +35,7 @@ through ``np.dot``, 18.5 us as an i-k-j loop.
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 from numba import prange
 from numba.core import types as nbt
@@ -288,6 +289,10 @@ def _like(x: np.ndarray, last: int) -> np.ndarray:
 
 FWD = dual(_attn_fwd, signatures=[_sig_fwd, _sig_fwd_mask])
 BWD = dual(_attn_bwd, signatures=[_sig_bwd])
+# the warmed argument types every call is made with (any layout takes C-contiguous heads too)
+_SIGS = {dt: {name: spec(numba.from_dtype(dt)) for name, spec in
+              (("fwd", _sig_fwd), ("mask", _sig_fwd_mask), ("bwd", _sig_bwd))}
+         for dt in _FLOATS}
 
 
 def _ok(*xs: np.ndarray) -> bool:
@@ -320,7 +325,8 @@ def attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, bias: np.ndarray | No
         except ValueError:
             return None
     nt = _split(B * H, B * H * L * S * (D + Dv) // 8)
-    launch(FWD, nt, q, k, v, b4, bias is not None, bool(causal), float(scale), out, attn)
+    launch(FWD, nt, q, k, v, b4, bias is not None, bool(causal), float(scale), out, attn,
+           sig=_SIGS[q.dtype]["fwd" if bias is None else "mask"])
     return out, attn
 
 
@@ -336,5 +342,6 @@ def attention_backward(q: np.ndarray, k: np.ndarray, v: np.ndarray, attn: np.nda
     S, Dv = k.shape[2], v.shape[3]
     gq, gk, gv = _like(q, D), _like(k, D), _like(v, Dv)
     nt = _split(B * H, B * H * L * S * (2 * D + 2 * Dv) // 8)
-    launch(BWD, nt, q, k, v, attn, g, float(scale), bool(causal), gq, gk, gv)
+    launch(BWD, nt, q, k, v, attn, g, float(scale), bool(causal), gq, gk, gv,
+           sig=_SIGS[q.dtype]["bwd"])
     return gq, gk, gv
