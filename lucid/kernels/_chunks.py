@@ -33,32 +33,33 @@ def split(n_items: int, work: int, blas: bool = True) -> int:
     return min(numba.get_num_threads(), n_items)
 
 
-_BUILDS: dict[tuple[int, Any], Any] = {}
+_BUILDS: dict[tuple[int, int], tuple[Any, Any]] = {}
 
 
 def _build(disp: Any, sig: Any) -> Any:
-    """``disp``'s build for the argument types ``sig``, loaded from the disk cache where it
-    was warmed, called past numba's dispatch: that compiles a new build for any layout it
-    has not loaded (a C-contiguous array for an any-layout parameter: 17 s for attention)
-    instead of converting. The caller vouches that its arguments fit ``sig``."""
-    key = (id(disp), sig)
-    fn = _BUILDS.get(key)
-    if fn is None:
+    """``disp`` itself when ``sig`` is None, else its build for the argument types ``sig``,
+    loaded from the disk cache where it was warmed, called past numba's dispatch: that
+    compiles a new build for any layout it has not loaded (a C-contiguous array for an
+    any-layout parameter: 17 s for attention) instead of converting. The caller vouches that
+    its arguments fit ``sig``. Keyed by identity (hashing a signature's types took ~4 us);
+    the entry holds ``sig``, so its id is not reused while the entry lives."""
+    if sig is None:
+        return disp
+    entry = _BUILDS.get((id(disp), id(sig)))
+    if entry is None:
         compile_ = getattr(disp, "compile", None)
         if compile_ is None:  # NUMBA_DISABLE_JIT: the plain function
             return disp
-        fn = _BUILDS[key] = compile_(sig)
-    return fn
+        entry = _BUILDS[(id(disp), id(sig))] = (sig, compile_(sig))
+    return entry[1]
 
 
 def launch(pair: tuple, nt: int, *args: object, sig: Any = None) -> None:
     """Run ``pair`` = (serial, parallel) builds of a kernel over ``nt`` chunks; with ``sig``
     (the argument types, the chunk count's included), the builds for exactly those types."""
     ser, par = pair
-    if sig is not None:
-        ser, par = (_build(ser, sig), None) if nt == 1 else (None, _build(par, sig))
     if nt == 1:
-        ser(*args, 1)
+        _build(ser, sig)(*args, 1)
         return
     with PARALLEL_LOCK, ONE_BLAS_THREAD:
-        par(*args, nt)
+        _build(par, sig)(*args, nt)

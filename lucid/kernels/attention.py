@@ -61,9 +61,8 @@ _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 QB = 64
 
 # The bias argument when there is none (never read): a (1, 1, 2, 1) view that is not
-# contiguous, so numba types it any-layout, as the warmed signature's bias. The contiguous
-# dummy it replaces (``attn[:1, :1, :1, :1]``) made the first causal call compile another
-# specialization after a full warm-up: 17 s of a nanoGPT's first two steps.
+# contiguous, so numba types it any-layout, exactly as the warmed signature declares it
+# (calls go by that signature, ``launch(..., sig=)``; a contiguous dummy would still fit it).
 _NO_BIAS = {dt: np.empty((1, 1, 2, 2), dt)[:, :, :, :1] for dt in _FLOATS}
 
 
