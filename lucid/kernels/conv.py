@@ -1,10 +1,11 @@
 """2-D convolution kernels (forward, grad_input, grad_weight) and unfold/fold (im2col/col2im).
 
 3x3, stride-1, undilated, ungrouped layers with enough channels and outputs go to
-``winograd.py`` (F(2x2, 3x3): 16 products per 2x2 outputs instead of 36). ResNet-18's step,
-paired runs: 1203 -> 902 ms against this module alone, then 679 -> 626 ms when the weight
-transforms were fixed and 4x4 maps of wide layers joined (torch 841 in that pair). Every
-other layer takes the im2col kernels below.
+``winograd.py`` (F(2x2, 3x3): 16 products per 2x2 outputs instead of 36; F(4x4, 3x3): 36 per
+4x4 instead of 144). ResNet-18's step, paired runs: 1203 -> 902 ms against this module alone,
+then 679 -> 626 ms when the weight transforms were fixed and 4x4 maps of wide layers joined
+(torch 841 in that pair), then (Zen 4) 519 -> 475 and 558 -> 527 ms with F(4x4, 3x3) on 8x8
+and larger maps. Every other layer takes the im2col kernels below.
 
 Every pass is im2col + GEMM, one image at a time: the image's columns (Cg*KH*KW, OH*OW) are
 built in a per-chunk buffer that stays in cache, then one BLAS GEMM per image and group writes

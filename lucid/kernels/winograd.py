@@ -1,26 +1,25 @@
-"""Winograd F(2x2, 3x3) kernels for 3x3, stride-1, undilated, ungrouped convolutions.
+"""Winograd kernels for 3x3, stride-1, undilated, ungrouped convolutions: F(2x2, 3x3) and
+F(4x4, 3x3) (Lavin & Gray, "Fast Algorithms for Convolutional Neural Networks", 2015).
 
-A 3x3 correlation over a 2x2 block of outputs takes 16 products of transformed 4x4 input
-tiles with transformed weights instead of 36 multiply-adds (Lavin & Gray, "Fast Algorithms
-for Convolutional Neural Networks", 2015):
+A 3x3 correlation over an r x r block of outputs takes (r + 2)^2 products of transformed
+input tiles with transformed weights: 16 per 2x2 block (``_winograd_f23.py``) or 36 per 4x4
+block (``_winograd_f43.py``), against 9 multiply-adds per output for the direct sum:
 
-    forward       y = A^T [ (G w G^T) . (B^T d B) ] A           (d: a 4x4 tile at stride 2)
-    grad weight   dw = G^T [ sum over tiles (A e A^T) . (B^T d B) ] G     (e: a 2x2 block of gy)
+    forward       y = A^T [ (G w G^T) . (B^T d B) ] A           (d: an input tile at stride r)
+    grad weight   dw = G^T [ sum over tiles (A e A^T) . (B^T d B) ] G     (e: r x r of gy)
     grad input    the forward of gy with the weights flipped and their channels swapped,
                   padded by 2 - p
 
-    B^T = [[1, 0, -1, 0], [0, 1, 1, 0], [0, -1, 1, 0], [0, 1, 0, -1]]
-    G   = [[1, 0, 0], [1/2, 1/2, 1/2], [1/2, -1/2, 1/2], [0, 0, 1]]
-    A^T = [[1, 1, 1, 0], [0, 1, -1, -1]]
-
-The weight gradient is the transposed algorithm F(3x3, 2x2): the roles of A and G swap and
+The weight gradient is the transposed algorithm F(3x3, r x r): the roles of A and G swap and
 the input transform stays. All three passes share the input transform, and the sum over
-tiles of every one of the 16 tile positions is one GEMM: (K x C) @ (C x tiles) forward,
-(K x tiles) @ (tiles x C) for the weight gradient. Blocks of images (>= ``BLOCK_TILES`` tiles
-per GEMM) go to numba's threads, each calling single-threaded BLAS, as the im2col kernels do.
+tiles of every tile position s is one GEMM: (K x C) @ (C x tiles) forward, (K x tiles) @
+(tiles x C) for the weight gradient. Blocks of images (``BLOCK_TILES``) go to numba's threads,
+each calling single-threaded BLAS, as the im2col kernels do. Every kernel takes the algorithm
+from its planes' count (16 or 36); ``planes`` chooses it by map size and width.
 
-The transforms' coefficients are 0, +-1 and +-1/2, so float32 results stay within a few ulps
-of the direct sum's rounding (tested against float64 references).
+F(2x2, 3x3)'s coefficients are 0, +-1 and +-1/2: float32 results stay within a few ulps of
+the direct sum's rounding. F(4x4, 3x3)'s reach 8 and 1/24: ~7e-6 of the largest output
+(tested against float64 references, both).
 """
 
 from __future__ import annotations
@@ -29,6 +28,8 @@ import numpy as np
 from numba import prange
 from numba.core import types as nbt
 
+from . import _winograd_f23 as f23
+from . import _winograd_f43 as f43
 from ._chunks import launch
 from ._chunks import split as _split
 from ._gemm import gemm
@@ -40,6 +41,21 @@ __all__ = ["applies", "forward", "grad_input", "grad_weight"]
 # Tiles per GEMM: blocks of images are grouped until they hold at least this many 2x2 tiles
 # (a 4x4 map has 4 tiles per image; a 32x32 map 256).
 BLOCK_TILES = 256
+
+# Output maps with at least this many rows and columns take F(4x4, 3x3) (``planes``): fewer
+# products (36 per 16 outputs against 16 per 4), more transform work per product. Paired
+# runs, 2-core Zen 4, float32, ms F(2x2) -> F(4x4), forward / grad input / grad weight:
+#     batch 32,  64 ch 32x32    9.4 -> 6.9 (forward alone; all three 29.1 -> 27.3 noisy)
+#     batch 32, 128 ch 16x16    9.2 -> 7.0 (forward alone)
+#     batch 32, 256 ch  8x8    10.3 -> 7.2 (forward alone)
+#     batch 32,  32 ch 32x32    3.28 -> 2.86 / 3.24 -> 2.82 / 3.54 -> 2.59
+#     batch 32,  64 ch 16x16    2.82 -> 2.29 / 2.85 -> 2.29 / 3.19 -> 2.04
+#     batch 64,  16 -> 32 14x14 1.12 -> 1.21 / 1.35 -> 1.32 / 1.34 -> 1.05
+#     batch 32, 128 ch  8x8     2.70 -> 2.62 / 2.71 -> 2.60 / 2.98 -> 2.52
+#     batch 64,  64 ch  8x8     1.92 -> 2.15 / 1.92 -> 2.14 / 2.19 -> 1.87
+# float32 error against the float64 sum: ~7e-6 of the largest output, against ~4e-7.
+F43_MIN_SIDE = 12
+F43_WIDE = 128
 
 # When this path is taken, from paired runs against the im2col kernels (float32, batch 32,
 # 2 cores, padding 1; ms im2col -> Winograd, forward / grad input / grad weight):
@@ -88,125 +104,21 @@ def applies(w_shape: tuple[int, ...], stride: tuple[int, int], padding: Pads,
 # --------------------------------------------------------------------------- transforms
 
 
-@helper
-def _plane(src, buf, pt, pl):
-    """buf = 0, then src copied to buf[pt:, pl:] (cropped to buf)."""
-    zero = buf.dtype.type(0)
-    buf[:] = zero
-    H = min(src.shape[0], buf.shape[0] - pt)
-    W = min(src.shape[1], buf.shape[1] - pl)
-    for i in range(H):
-        s = src[i]
-        d = buf[pt + i, pl:pl + W]
-        for j in range(W):
-            d[j] = s[j]
-
-
-@helper
-def _tiles_in(P, V, o0, TW, u):
-    """V[:, o0 + ty * TW + tx] = B^T d B for every 4x4 tile d = P[2ty:2ty+4, 2tx:2tx+4]."""
-    TH = (P.shape[0] - 2) // 2
-    Wp = P.shape[1]
-    u0, u1, u2, u3 = u[0], u[1], u[2], u[3]
-    for ty in range(TH):
-        d0, d1, d2, d3 = P[2 * ty], P[2 * ty + 1], P[2 * ty + 2], P[2 * ty + 3]
-        for j in range(Wp):
-            u0[j] = d0[j] - d2[j]
-            u1[j] = d1[j] + d2[j]
-            u2[j] = d2[j] - d1[j]
-            u3[j] = d1[j] - d3[j]
-        q = o0 + ty * TW
-        for i in range(4):
-            r = u[i]
-            v0 = V[4 * i, q:q + TW]
-            v1 = V[4 * i + 1, q:q + TW]
-            v2 = V[4 * i + 2, q:q + TW]
-            v3 = V[4 * i + 3, q:q + TW]
-            for tx in range(TW):
-                a0, a1, a2, a3 = r[2 * tx], r[2 * tx + 1], r[2 * tx + 2], r[2 * tx + 3]
-                v0[tx] = a0 - a2
-                v1[tx] = a1 + a2
-                v2[tx] = a2 - a1
-                v3[tx] = a1 - a3
-
-
-@helper
-def _tiles_gy(P, E, o0, TW):
-    """E[:, o0 + ty * TW + tx] = A e A^T for every 2x2 block e = P[2ty:2ty+2, 2tx:2tx+2]."""
-    TH = P.shape[0] // 2
-    for ty in range(TH):
-        g0, g1 = P[2 * ty], P[2 * ty + 1]
-        q = o0 + ty * TW
-        for i in range(4):
-            e0 = E[4 * i, q:q + TW]
-            e1 = E[4 * i + 1, q:q + TW]
-            e2 = E[4 * i + 2, q:q + TW]
-            e3 = E[4 * i + 3, q:q + TW]
-            for tx in range(TW):
-                x0, x1 = g0[2 * tx], g0[2 * tx + 1]
-                y0, y1 = g1[2 * tx], g1[2 * tx + 1]
-                if i == 0:
-                    a0, a1 = x0, x1
-                elif i == 1:
-                    a0, a1 = x0 + y0, x1 + y1
-                elif i == 2:
-                    a0, a1 = x0 - y0, x1 - y1
-                else:
-                    a0, a1 = -y0, -y1
-                e0[tx] = a0
-                e1[tx] = a0 + a1
-                e2[tx] = a0 - a1
-                e3[tx] = -a1
-
-
-@helper
-def _tiles_out(M, o0, TW, o, b, yb):
-    """o[2ty:2ty+2, 2tx:2tx+2] = A^T m A + b for the 4x4 tiles m = M[:, o0 + ty*TW + tx]
-    (rows and columns past o's edge dropped)."""
-    OH, OW = o.shape
-    TH = (OH + 1) // 2
-    y0, y1 = yb[0], yb[1]
-    for ty in range(TH):
-        q = o0 + ty * TW
-        for tx in range(TW):
-            p = q + tx
-            m0 = M[0, p] + M[4, p] + M[8, p]
-            m1 = M[1, p] + M[5, p] + M[9, p]
-            m2 = M[2, p] + M[6, p] + M[10, p]
-            m3 = M[3, p] + M[7, p] + M[11, p]
-            n0 = M[4, p] - M[8, p] - M[12, p]
-            n1 = M[5, p] - M[9, p] - M[13, p]
-            n2 = M[6, p] - M[10, p] - M[14, p]
-            n3 = M[7, p] - M[11, p] - M[15, p]
-            y0[2 * tx] = m0 + m1 + m2 + b
-            y0[2 * tx + 1] = m1 - m2 - m3 + b
-            y1[2 * tx] = n0 + n1 + n2 + b
-            y1[2 * tx + 1] = n1 - n2 - n3 + b
-        r0 = o[2 * ty]
-        for j in range(OW):
-            r0[j] = y0[j]
-        if 2 * ty + 1 < OH:
-            r1 = o[2 * ty + 1]
-            for j in range(OW):
-                r1[j] = y1[j]
-
-
 # --------------------------------------------------------------------------- kernels
 
 
 @helper
-def _block_planes(flat, rows, pm):
-    """A (16, rows * pm + PAD) view of ``flat``: one padded plane per tile position."""
-    return flat[:16 * (rows * pm + PAD)].reshape(16, rows * pm + PAD)
+def _block_planes(flat, S, rows, pm):
+    """A (S, rows * pm + PAD) view of ``flat``: one padded plane per tile position."""
+    return flat[:S * (rows * pm + PAD)].reshape(S, rows * pm + PAD)
 
 
 @helper
-def _input_tiles(x, s0, m, pm, T, TW, pt, pl, P, u, V):
-    """V[:, c * pm + j * T + tile] = B^T d B for images s0 .. s0 + m of x (padded by pt, pl)."""
-    for j in range(m):
-        for c in range(x.shape[1]):
-            _plane(x[s0 + j, c], P, pt, pl)
-            _tiles_in(P, V, c * pm + j * T, TW, u)
+def _scratch(S, TH, TW, dtype):
+    """Flat scratch buffers of the algorithm (each module shapes its own)."""
+    n = f23.sizes(TH, TW) if S == 16 else f43.sizes(TH, TW)
+    return (np.empty(n[0], dtype), np.empty(n[1], dtype), np.empty(n[2], dtype),
+            np.empty(n[3], dtype))
 
 
 def _forward(x, U, bias, out, pt, pl, nb, nt):
@@ -214,33 +126,36 @@ def _forward(x, U, bias, out, pt, pl, nb, nt):
 
     for t in prange(nt):                                  # a contiguous range of images each
         for each block of nb images:
-            V[s, c, tiles] = B^T d B     (every 4x4 input tile, s = its 16 positions)
-            M[s] = U[s] @ V[s]           (BLAS: (K x C) @ (C x tiles), 16 per block)
+            V[s, c, tiles] = B^T d B     (every input tile, s = its 16 or 36 positions)
+            M[s] = U[s] @ V[s]           (BLAS: (K x C) @ (C x tiles), one per position)
             out[n, k] = A^T M[:, k, tile] A + bias[k]
     """
     N, C = x.shape[0], x.shape[1]
-    K = U.shape[1]
+    S, K = U.shape[0], U.shape[1]
+    r = 2 if S == 16 else 4
     OH, OW = out.shape[2], out.shape[3]
-    TH, TW = (OH + 1) // 2, (OW + 1) // 2
+    TH, TW = (OH + r - 1) // r, (OW + r - 1) // r
     T = TH * TW
     for t in prange(nt):
         n0, n1 = t * N // nt, (t + 1) * N // nt
-        P = np.empty((2 * TH + 2, 2 * TW + 2), x.dtype)
-        u = np.empty((4, 2 * TW + 2), x.dtype)
-        yb = np.empty((2, 2 * TW), x.dtype)
-        vf = np.empty(16 * (C * nb * T + PAD), x.dtype)
-        mf = np.empty(16 * (K * nb * T + PAD), x.dtype)
+        P, u, yb, _ = _scratch(S, TH, TW, x.dtype)
+        vf = np.empty(S * (C * nb * T + PAD), x.dtype)
+        mf = np.empty(S * (K * nb * T + PAD), x.dtype)
         for s0 in range(n0, n1, nb):
             m = min(nb, n1 - s0)
             Pm = m * T
-            V = _block_planes(vf, C, Pm)
-            M = _block_planes(mf, K, Pm)
-            _input_tiles(x, s0, m, Pm, T, TW, pt, pl, P, u, V)
-            for s in range(16):
+            V = _block_planes(vf, S, C, Pm)
+            M = _block_planes(mf, S, K, Pm)
+            if S == 16:
+                f23.input_tiles(x, s0, m, Pm, T, TH, TW, pt, pl, P, u, V)
+            else:
+                f43.input_tiles(x, s0, m, Pm, T, TH, TW, pt, pl, P, u, V)
+            for s in range(S):
                 gemm(U[s], V[s, :C * Pm].reshape(C, Pm), M[s, :K * Pm].reshape(K, Pm))
-            for j in range(m):
-                for k in range(K):
-                    _tiles_out(M, k * Pm + j * T, TW, out[s0 + j, k], bias[k], yb)
+            if S == 16:
+                f23.output_tiles(M, s0, m, Pm, T, TH, TW, out, bias, yb)
+            else:
+                f43.output_tiles(M, s0, m, Pm, T, TH, TW, out, bias, yb)
 
 
 def _grad_weight(x, gy, acc, pt, pl, nb, nt):
@@ -248,23 +163,22 @@ def _grad_weight(x, gy, acc, pt, pl, nb, nt):
 
     for t in prange(nt):
         for each block of nb images:
-            V[s, c, tiles] = B^T d B;  E[s, k, tiles] = A e A^T   (e: 2x2 blocks of gy)
+            V[s, c, tiles] = B^T d B;  E[s, k, tiles] = A e A^T   (e: blocks of gy)
             acc[t, s] (+)= E[s] @ V[s]^T           (BLAS: (K x tiles) @ (tiles x C))
     The caller sums over t and applies G^T . G.
     """
     N, C = x.shape[0], x.shape[1]
-    K = gy.shape[1]
+    S, K = acc.shape[1], gy.shape[1]
+    r = 2 if S == 16 else 4
     OH, OW = gy.shape[2], gy.shape[3]
-    TH, TW = (OH + 1) // 2, (OW + 1) // 2
+    TH, TW = (OH + r - 1) // r, (OW + r - 1) // r
     T = TH * TW
     zero = x.dtype.type(0)
     for t in prange(nt):
         n0, n1 = t * N // nt, (t + 1) * N // nt
-        P = np.empty((2 * TH + 2, 2 * TW + 2), x.dtype)
-        Pg = np.empty((2 * TH, 2 * TW), x.dtype)
-        u = np.empty((4, 2 * TW + 2), x.dtype)
-        vf = np.empty(16 * (C * nb * T + PAD), x.dtype)
-        ef = np.empty(16 * (K * nb * T + PAD), x.dtype)
+        P, u, _, Pg = _scratch(S, TH, TW, x.dtype)
+        vf = np.empty(S * (C * nb * T + PAD), x.dtype)
+        ef = np.empty(S * (K * nb * T + PAD), x.dtype)
         tmp = np.empty((K, C), x.dtype)
         a = acc[t]
         if n1 <= n0:
@@ -272,14 +186,15 @@ def _grad_weight(x, gy, acc, pt, pl, nb, nt):
         for s0 in range(n0, n1, nb):
             m = min(nb, n1 - s0)
             Pm = m * T
-            V = _block_planes(vf, C, Pm)
-            E = _block_planes(ef, K, Pm)
-            _input_tiles(x, s0, m, Pm, T, TW, pt, pl, P, u, V)
-            for j in range(m):
-                for k in range(K):
-                    _plane(gy[s0 + j, k], Pg, 0, 0)
-                    _tiles_gy(Pg, E, k * Pm + j * T, TW)
-            for s in range(16):
+            V = _block_planes(vf, S, C, Pm)
+            E = _block_planes(ef, S, K, Pm)
+            if S == 16:
+                f23.input_tiles(x, s0, m, Pm, T, TH, TW, pt, pl, P, u, V)
+                f23.gy_tiles(gy, s0, m, Pm, T, TH, TW, Pg, u, E)
+            else:
+                f43.input_tiles(x, s0, m, Pm, T, TH, TW, pt, pl, P, u, V)
+                f43.gy_tiles(gy, s0, m, Pm, T, TH, TW, Pg, u, E)
+            for s in range(S):
                 es = E[s, :K * Pm].reshape(K, Pm)
                 vs = V[s, :C * Pm].reshape(C, Pm)
                 if s0 == n0:
@@ -293,52 +208,37 @@ def _grad_weight(x, gy, acc, pt, pl, nb, nt):
                             di[j] += ti[j]
 
 
-@helper
-def _col(g0, g1, g2, h):
-    """(G g): the 4 rows of one column (g0, g1, g2) of a 3x3 tile."""
-    return g0, h * (g0 + g1 + g2), h * (g0 - g1 + g2), g2
-
-
 def _weights(w, U, flip):
-    """U[4i + j, k, c] = (G w[k, c] G^T)[i, j];  with ``flip``, U[4i + j, c, k] from w[k, c]
-    turned by 180 degrees (grad input's weights: channels swapped, taps reversed).
+    """U[s, k, c] = (G w[k, c] G^T) at tile position s (16 of F(2x2, 3x3) or 36 of
+    F(4x4, 3x3), U's first axis); with ``flip``, U[s, c, k] from w[k, c] turned by 180
+    degrees (grad input's weights: channels swapped, taps reversed).
 
-    Each row r of U's 16 planes is built in a padded buffer and copied out whole: writing the
+    Each row r of U's planes is built in a padded buffer and copied out whole: writing the
     16 planes element by element (16 streams a power of two apart) took 7 ms of a 512 x 512
     layer's forward."""
-    R, S = U.shape[1], U.shape[2]
-    h = w.dtype.type(0.5)
+    S, R, Q = U.shape[0], U.shape[1], U.shape[2]
     for r in prange(R):
-        buf = np.empty((16, S + PAD), w.dtype)
-        t = np.empty((4, 3), w.dtype)
-        for c in range(S):
+        buf = np.empty((S, Q + PAD), w.dtype)
+        t = np.empty((6, 3), w.dtype)
+        for c in range(Q):
             g = w[c, r] if flip else w[r, c]
-            for j in range(3):
-                jj = 2 - j if flip else j
-                if flip:
-                    a0, a1, a2, a3 = _col(g[2, jj], g[1, jj], g[0, jj], h)
-                else:
-                    a0, a1, a2, a3 = _col(g[0, jj], g[1, jj], g[2, jj], h)
-                t[0, j], t[1, j], t[2, j], t[3, j] = a0, a1, a2, a3
-            for i in range(4):
-                b0, b1, b2, b3 = _col(t[i, 0], t[i, 1], t[i, 2], h)
-                buf[4 * i, c] = b0
-                buf[4 * i + 1, c] = b1
-                buf[4 * i + 2, c] = b2
-                buf[4 * i + 3, c] = b3
-        for q in range(16):
-            U[q, r, :] = buf[q, :S]
+            if S == 16:
+                f23.weight_tile(g, flip, t, buf, c)
+            else:
+                f43.weight_tile(g, flip, t, buf, c)
+        for q in range(S):
+            U[q, r, :] = buf[q, :Q]
 
 
 def _weights_back(acc, dw):
-    """dw[k, c] = G^T M G with M = sum over t of acc[t, :, k, c] (16 positions as 4x4);
-    row k of the 16 planes is summed into a padded buffer first (see ``_weights``)."""
-    K, C = dw.shape[0], dw.shape[1]
-    h = dw.dtype.type(0.5)
+    """dw[k, c] = G^T M G with M = sum over t of acc[t, :, k, c] (the tile positions as a 4x4
+    or 6x6 tile); row k of the planes is summed into a padded buffer first (see
+    ``_weights``)."""
+    S, K, C = acc.shape[1], dw.shape[0], dw.shape[1]
     for k in prange(K):
-        t = np.empty((3, 4), dw.dtype)
-        buf = np.empty((16, C + PAD), dw.dtype)
-        for q in range(16):
+        t = np.empty((3, 6), dw.dtype)
+        buf = np.empty((S, C + PAD), dw.dtype)
+        for q in range(S):
             row = buf[q, :C]
             row[:] = acc[0, q, k]
             for p in range(1, acc.shape[0]):
@@ -346,16 +246,10 @@ def _weights_back(acc, dw):
                 for c in range(C):
                     row[c] += src[c]
         for c in range(C):
-            for j in range(4):
-                m0, m1, m2, m3 = buf[j, c], buf[4 + j, c], buf[8 + j, c], buf[12 + j, c]
-                t[0, j] = m0 + h * (m1 + m2)
-                t[1, j] = h * (m1 - m2)
-                t[2, j] = h * (m1 + m2) + m3
-            o = dw[k, c]
-            for i in range(3):
-                o[i, 0] = t[i, 0] + h * (t[i, 1] + t[i, 2])
-                o[i, 1] = h * (t[i, 1] - t[i, 2])
-                o[i, 2] = h * (t[i, 1] + t[i, 2]) + t[i, 3]
+            if S == 16:
+                f23.weight_back(buf, c, t, dw[k, c])
+            else:
+                f43.weight_back(buf, c, t, dw[k, c])
 
 
 def _sig_fwd(T):
@@ -385,9 +279,11 @@ WEIGHTS_BACK = dual(_weights_back, signatures=[_sig_weights_back])
 # --------------------------------------------------------------------------- wrappers
 
 
-def _block(n: int, nt: int, tiles: int) -> int:
-    """Images per GEMM block: enough for BLOCK_TILES tiles, at most a chunk's count."""
-    return max(1, min(-(-BLOCK_TILES // max(tiles, 1)), -(-n // nt)))
+def _block(n: int, nt: int, tiles: int, S: int) -> int:
+    """Images per GEMM block: enough for BLOCK_TILES tiles (F(2x2, 3x3); F(4x4, 3x3) blocks
+    hold as many floats), at most a chunk's count."""
+    want = BLOCK_TILES * 16 // S
+    return max(1, min(-(-want // max(tiles, 1)), -(-n // nt)))
 
 
 def _run_sized(pair: tuple, n: int, *args: object) -> None:
@@ -396,29 +292,39 @@ def _run_sized(pair: tuple, n: int, *args: object) -> None:
     (par if use_parallel(n, "elementwise") else ser)(*args)
 
 
-def _transform_weights(w: np.ndarray, flip: bool = False) -> np.ndarray:
-    """(16, K, C) transformed weights; (16, C, K) of the turned weights with ``flip``."""
+def planes(oh: int, ow: int, k: int, c: int) -> int:
+    """Tile positions of the algorithm for an (oh, ow) output map of k x c weights: 36
+    (F(4x4, 3x3)) from ``F43_MIN_SIDE`` outputs a side (from 8 where both k and c reach
+    ``F43_WIDE``), 16 (F(2x2, 3x3)) below."""
+    side = min(oh, ow)
+    wide = min(k, c) >= F43_WIDE
+    return 36 if side >= F43_MIN_SIDE or (wide and side >= 8) else 16
+
+
+def _transform_weights(w: np.ndarray, S: int, flip: bool = False) -> np.ndarray:
+    """(S, K, C) transformed weights; (S, C, K) of the turned weights with ``flip``."""
     K, C = w.shape[0], w.shape[1]
-    U = np.empty((16, C, K) if flip else (16, K, C), w.dtype)
-    _run_sized(WEIGHTS, 16 * K * C, np.ascontiguousarray(w), U, flip)
+    U = np.empty((S, C, K) if flip else (S, K, C), w.dtype)
+    _run_sized(WEIGHTS, S * K * C, np.ascontiguousarray(w), U, flip)
     return U
 
 
-def _tiles(oh: int, ow: int) -> int:
-    return ((oh + 1) // 2) * ((ow + 1) // 2)
+def _tiles(oh: int, ow: int, S: int) -> int:
+    r = 2 if S == 16 else 4
+    return (-(-oh // r)) * (-(-ow // r))
 
 
 def _conv(x: np.ndarray, U: np.ndarray, bias: np.ndarray, pt: int, pl: int,
           oh: int, ow: int) -> np.ndarray:
     n, c = x.shape[0], x.shape[1]
-    k = U.shape[1]
+    S, k = U.shape[0], U.shape[1]
     out = np.empty((n, k, oh, ow), x.dtype)
     if out.size == 0:
         return out
-    tiles = _tiles(oh, ow)
-    nt = _split(n, n * tiles * 16 * c * k // 8)
+    tiles = _tiles(oh, ow, S)
+    nt = _split(n, n * tiles * S * c * k // 8)
     launch(FORWARD, nt, np.ascontiguousarray(x), U, bias, out, pt, pl,
-           _block(n, nt, tiles))
+           _block(n, nt, tiles, S))
     return out
 
 
@@ -428,7 +334,8 @@ def forward(x: np.ndarray, w: np.ndarray, bias: np.ndarray | None, padding: Pads
     (pt, pb), (pl, pr) = padding
     oh, ow = x.shape[2] + pt + pb - 2, x.shape[3] + pl + pr - 2
     b = np.zeros(w.shape[0], x.dtype) if bias is None else np.ascontiguousarray(bias)
-    return _conv(x, _transform_weights(w), b, pt, pl, oh, ow)
+    S = planes(oh, ow, w.shape[0], w.shape[1])
+    return _conv(x, _transform_weights(w, S), b, pt, pl, oh, ow)
 
 
 def grad_input(gy: np.ndarray, w: np.ndarray, input_shape: tuple[int, ...], padding: Pads
@@ -437,8 +344,9 @@ def grad_input(gy: np.ndarray, w: np.ndarray, input_shape: tuple[int, ...], padd
     weights, padded by 2 - p."""
     (pt, _), (pl, _) = padding
     b = np.zeros(w.shape[1], gy.dtype)
-    return _conv(gy, _transform_weights(w, flip=True), b, 2 - pt, 2 - pl,
-                 input_shape[2], input_shape[3])
+    ih, iw = input_shape[2], input_shape[3]
+    S = planes(ih, iw, w.shape[0], w.shape[1])
+    return _conv(gy, _transform_weights(w, S, flip=True), b, 2 - pt, 2 - pl, ih, iw)
 
 
 def grad_weight(x: np.ndarray, gy: np.ndarray, padding: Pads) -> np.ndarray:
@@ -448,11 +356,12 @@ def grad_weight(x: np.ndarray, gy: np.ndarray, padding: Pads) -> np.ndarray:
     k, oh, ow = gy.shape[1], gy.shape[2], gy.shape[3]
     if n == 0 or gy.size == 0 or x.size == 0:
         return np.zeros((k, c, 3, 3), x.dtype)
-    tiles = _tiles(oh, ow)
-    nt = _split(n, n * tiles * 16 * c * k // 8)
-    acc = np.empty((nt, 16, k, c), x.dtype)
+    S = planes(oh, ow, k, c)
+    tiles = _tiles(oh, ow, S)
+    nt = _split(n, n * tiles * S * c * k // 8)
+    acc = np.empty((nt, S, k, c), x.dtype)
     launch(GRAD_WEIGHT, nt, np.ascontiguousarray(x), np.ascontiguousarray(gy), acc, pt, pl,
-           _block(n, nt, tiles))
+           _block(n, nt, tiles, S))
     dw = np.empty((k, c, 3, 3), x.dtype)
-    _run_sized(WEIGHTS_BACK, 16 * k * c * nt, acc, dw)
+    _run_sized(WEIGHTS_BACK, S * k * c * nt, acc, dw)
     return dw
