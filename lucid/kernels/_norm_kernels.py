@@ -281,8 +281,11 @@ def _ln_bwd_row(r, gr, w, mu, it, qw, qb, o, need_wb, need_gx):
             s1 += gh
             s2 += gh * ((r[j] - mu) * it)
     if need_gx:
-        c1 = s1 / r.shape[0]
-        c2 = s2 / r.shape[0]
+        # NOTE: divided by the length in x's dtype: an int divisor makes c1, c2 float64 and
+        # the loop below convert every element to float64 and back
+        d = r.dtype.type(r.shape[0])
+        c1 = s1 / d
+        c2 = s2 / d
         for j in range(r.shape[0]):
             o[j] = it * (gr[j] * w[j] - c1 - (r[j] - mu) * it * c2)
 
