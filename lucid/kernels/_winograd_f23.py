@@ -164,32 +164,46 @@ def _col(g0, g1, g2, h):
 
 
 @helper
-def weight_tile(g, flip, t, buf, c):
-    """buf[4i + j, c] = (G g G^T)[i, j] for one 3x3 tap set g (turned by 180 degrees with
-    ``flip``); t is a (4+, 3) scratch."""
-    h = buf.dtype.type(0.5)
-    for j in range(3):
+def weight_rows(w, r, flip, t, U):
+    """U[4i + j, r, c] = (G g G^T)[i, j] for the tap sets g = w[r, c] of row r (w[c, r]
+    turned by 180 degrees with ``flip``), every c; t is a (4+, 3, Q) scratch. Both passes run
+    along c, so U's rows are written whole (vectorised)."""
+    h = U.dtype.type(0.5)
+    Q = t.shape[2]
+    for j in range(3):  # G down each column of taps
+        t0, t1, t2, t3 = t[0, j], t[1, j], t[2, j], t[3, j]
         if flip:
             jj = 2 - j
-            a0, a1, a2, a3 = _col(g[2, jj], g[1, jj], g[0, jj], h)
+            for c in range(Q):
+                t0[c], t1[c], t2[c], t3[c] = _col(w[c, r, 2, jj], w[c, r, 1, jj],
+                                                  w[c, r, 0, jj], h)
         else:
-            a0, a1, a2, a3 = _col(g[0, j], g[1, j], g[2, j], h)
-        t[0, j], t[1, j], t[2, j], t[3, j] = a0, a1, a2, a3
-    for i in range(4):
-        b0, b1, b2, b3 = _col(t[i, 0], t[i, 1], t[i, 2], h)
-        buf[4 * i, c], buf[4 * i + 1, c], buf[4 * i + 2, c], buf[4 * i + 3, c] = b0, b1, b2, b3
+            for c in range(Q):
+                t0[c], t1[c], t2[c], t3[c] = _col(w[r, c, 0, j], w[r, c, 1, j], w[r, c, 2, j],
+                                                  h)
+    for i in range(4):  # G along each row
+        a0, a1, a2 = t[i, 0], t[i, 1], t[i, 2]
+        b0, b1, b2, b3 = U[4 * i, r], U[4 * i + 1, r], U[4 * i + 2, r], U[4 * i + 3, r]
+        for c in range(Q):
+            b0[c], b1[c], b2[c], b3[c] = _col(a0[c], a1[c], a2[c], h)
 
 
 @helper
-def weight_back(buf, c, t, o):
-    """o (3x3) = G^T M G for M[i, j] = buf[4i + j, c]; t is a (3, 4+) scratch."""
+def weight_back_rows(buf, t, o):
+    """o[c] (3x3) = G^T M G for M[i, j] = buf[4i + j, c], every c; t is a (3, 6, C)
+    scratch (columns 0-3 used)."""
     h = buf.dtype.type(0.5)
+    C = t.shape[2]
     for j in range(4):
-        m0, m1, m2, m3 = buf[j, c], buf[4 + j, c], buf[8 + j, c], buf[12 + j, c]
-        t[0, j] = m0 + h * (m1 + m2)
-        t[1, j] = h * (m1 - m2)
-        t[2, j] = h * (m1 + m2) + m3
+        m0, m1, m2, m3 = buf[j, :C], buf[4 + j, :C], buf[8 + j, :C], buf[12 + j, :C]
+        t0, t1, t2 = t[0, j], t[1, j], t[2, j]
+        for c in range(C):
+            t0[c] = m0[c] + h * (m1[c] + m2[c])
+            t1[c] = h * (m1[c] - m2[c])
+            t2[c] = h * (m1[c] + m2[c]) + m3[c]
     for i in range(3):
-        o[i, 0] = t[i, 0] + h * (t[i, 1] + t[i, 2])
-        o[i, 1] = h * (t[i, 1] - t[i, 2])
-        o[i, 2] = h * (t[i, 1] + t[i, 2]) + t[i, 3]
+        s0, s1, s2, s3 = t[i, 0], t[i, 1], t[i, 2], t[i, 3]
+        for c in range(C):
+            o[c, i, 0] = s0[c] + h * (s1[c] + s2[c])
+            o[c, i, 1] = h * (s1[c] - s2[c])
+            o[c, i, 2] = h * (s1[c] + s2[c]) + s3[c]

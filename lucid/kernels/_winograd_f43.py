@@ -222,33 +222,49 @@ def output_tiles(M, s0, m, pm, T, TH, TW, out, bias, ybf):
 
 
 @helper
-def weight_tile(g, flip, t, buf, c):
-    """buf[6i + j, c] = (G g G^T)[i, j] for one 3x3 tap set g (turned by 180 degrees with
-    ``flip``); t is a (6, 3) scratch."""
-    dt = buf.dtype.type
+def weight_rows(w, r, flip, t, U):
+    """U[6i + j, r, c] = (G g G^T)[i, j] for the tap sets g = w[r, c] of row r (w[c, r]
+    turned by 180 degrees with ``flip``), every c; t is a (6, 3, Q) scratch. Both passes run
+    along c, so U's rows are written whole (vectorised)."""
+    dt = U.dtype.type
     c4, c6, c12, c24 = dt(0.25), dt(1.0 / 6.0), dt(1.0 / 12.0), dt(1.0 / 24.0)
-    for j in range(3):
+    Q = t.shape[2]
+    for j in range(3):  # G down each column of taps
+        t0, t1, t2, t3, t4, t5 = t[0, j], t[1, j], t[2, j], t[3, j], t[4, j], t[5, j]
         if flip:
             jj = 2 - j
-            col = _g(g[2, jj], g[1, jj], g[0, jj], c4, c6, c12, c24)
+            for c in range(Q):
+                t0[c], t1[c], t2[c], t3[c], t4[c], t5[c] = _g(
+                    w[c, r, 2, jj], w[c, r, 1, jj], w[c, r, 0, jj], c4, c6, c12, c24)
         else:
-            col = _g(g[0, j], g[1, j], g[2, j], c4, c6, c12, c24)
-        t[0, j], t[1, j], t[2, j], t[3, j], t[4, j], t[5, j] = col
-    for i in range(6):
-        b0, b1, b2, b3, b4, b5 = _g(t[i, 0], t[i, 1], t[i, 2], c4, c6, c12, c24)
-        buf[6 * i, c], buf[6 * i + 1, c], buf[6 * i + 2, c] = b0, b1, b2
-        buf[6 * i + 3, c], buf[6 * i + 4, c], buf[6 * i + 5, c] = b3, b4, b5
+            for c in range(Q):
+                t0[c], t1[c], t2[c], t3[c], t4[c], t5[c] = _g(
+                    w[r, c, 0, j], w[r, c, 1, j], w[r, c, 2, j], c4, c6, c12, c24)
+    for i in range(6):  # G along each row
+        a0, a1, a2 = t[i, 0], t[i, 1], t[i, 2]
+        b0, b1, b2 = U[6 * i, r], U[6 * i + 1, r], U[6 * i + 2, r]
+        b3, b4, b5 = U[6 * i + 3, r], U[6 * i + 4, r], U[6 * i + 5, r]
+        for c in range(Q):
+            b0[c], b1[c], b2[c], b3[c], b4[c], b5[c] = _g(a0[c], a1[c], a2[c], c4, c6, c12,
+                                                          c24)
 
 
 @helper
-def weight_back(buf, c, t, o):
-    """o (3x3) = G^T M G for M[i, j] = buf[6i + j, c]; t is a (3, 6) scratch."""
+def weight_back_rows(buf, t, o):
+    """o[c] (3x3) = G^T M G for M[i, j] = buf[6i + j, c], every c; t is a (3, 6, C)
+    scratch."""
     dt = buf.dtype.type
     c4, c6, c12, c24 = dt(0.25), dt(1.0 / 6.0), dt(1.0 / 12.0), dt(1.0 / 24.0)
+    C = t.shape[2]
     for j in range(6):
-        t[0, j], t[1, j], t[2, j] = _gt(buf[j, c], buf[6 + j, c], buf[12 + j, c],
-                                        buf[18 + j, c], buf[24 + j, c], buf[30 + j, c],
-                                        c4, c6, c12, c24)
+        m0, m1, m2 = buf[j, :C], buf[6 + j, :C], buf[12 + j, :C]
+        m3, m4, m5 = buf[18 + j, :C], buf[24 + j, :C], buf[30 + j, :C]
+        t0, t1, t2 = t[0, j], t[1, j], t[2, j]
+        for c in range(C):
+            t0[c], t1[c], t2[c] = _gt(m0[c], m1[c], m2[c], m3[c], m4[c], m5[c], c4, c6, c12,
+                                      c24)
     for i in range(3):
-        o[i, 0], o[i, 1], o[i, 2] = _gt(t[i, 0], t[i, 1], t[i, 2], t[i, 3], t[i, 4], t[i, 5],
-                                        c4, c6, c12, c24)
+        s0, s1, s2, s3, s4, s5 = t[i, 0], t[i, 1], t[i, 2], t[i, 3], t[i, 4], t[i, 5]
+        for c in range(C):
+            o[c, i, 0], o[c, i, 1], o[c, i, 2] = _gt(s0[c], s1[c], s2[c], s3[c], s4[c], s5[c],
+                                                     c4, c6, c12, c24)
