@@ -20,8 +20,8 @@ from ._jit import helper
 
 @helper
 def sizes(TH, TW):
-    """Floats of the scratch buffers: padded input plane, row lines, output rows, gy plane."""
-    return (2 * TH + 2) * (2 * TW + 2), 4 * (2 * TW + 2), 4 * TW, 4 * TH * TW
+    """Floats of the scratch buffers: padded plane (x's, then gy's), row lines, output rows."""
+    return (2 * TH + 2) * (2 * TW + 2), 4 * (2 * TW + 2), 4 * TW
 
 
 @helper
@@ -36,9 +36,9 @@ def input_tiles(x, s0, m, pm, T, TH, TW, pt, pl, Pf, uf, V):
 
 
 @helper
-def gy_tiles(gy, s0, m, pm, T, TH, TW, Pgf, uf, E):
+def gy_tiles(gy, s0, m, pm, T, TH, TW, Pf, uf, E):
     """E[:, k * pm + j * T + tile] = A e A^T for the 2x2 blocks e of images s0 .. s0 + m."""
-    Pg = Pgf[:4 * TH * TW].reshape(2 * TH, 2 * TW)
+    Pg = Pf[:4 * TH * TW].reshape(2 * TH, 2 * TW)
     for j in range(m):
         for k in range(gy.shape[1]):
             plane(gy[s0 + j, k], Pg, 0, 0)

@@ -73,9 +73,17 @@ def _gt(m0, m1, m2, m3, m4, m5, c4, c6, c12, c24):
 
 @helper
 def sizes(TH, TW):
-    """Floats of the scratch buffers: padded input plane, lines, output lines, gy plane."""
+    """Floats of the scratch buffers: padded plane (x's, then gy's), lines, output lines."""
     T = TH * TW
-    return 16 * (T + TW) + 8 * (TH + 1), 24 * (T + 1) + 12 * TH, 40 * T, 16 * T
+    return 16 * (T + TW) + 8 * (TH + 1), 24 * (T + 1) + 12 * TH, 40 * T
+
+
+@helper
+def _planes(Pf, TH, TW):
+    """The padded plane P and its columns past the last whole tile X (layout above)."""
+    T = TH * TW
+    return (Pf[:16 * (T + TW)].reshape(4, 4, T + TW),
+            Pf[16 * (T + TW):16 * (T + TW) + 8 * (TH + 1)].reshape(4, 2, TH + 1))
 
 
 @helper
@@ -143,7 +151,7 @@ def _tiles_in(P, X, V, o0, TH, TW, u, ux):
 def _tiles_gy(P, E, o0, T, u):
     """E[:, o0 + z] = A e A^T for the 4x4 block e of every tile z of the gy plane P."""
     for f in range(4):
-        g0, g1, g2, g3 = P[0, f], P[1, f], P[2, f], P[3, f]
+        g0, g1, g2, g3 = P[0, f, :T], P[1, f, :T], P[2, f, :T], P[3, f, :T]
         w0, w1, w2, w3, w4, w5 = u[0, f], u[1, f], u[2, f], u[3, f], u[4, f], u[5, f]
         for z in range(T):
             w0[z], w1[z], w2[z], w3[z], w4[z], w5[z] = _a(g0[z], g1[z], g2[z], g3[z])
@@ -183,8 +191,7 @@ def _tiles_out(M, o0, TW, o, b, n, y):
 @helper
 def input_tiles(x, s0, m, pm, T, TH, TW, pt, pl, Pf, uf, V):
     """V[:, c * pm + j * T + tile] = B^T d B for images s0 .. s0 + m of x (padded by pt, pl)."""
-    P = Pf[:16 * (T + TW)].reshape(4, 4, T + TW)
-    X = Pf[16 * (T + TW):16 * (T + TW) + 8 * (TH + 1)].reshape(4, 2, TH + 1)
+    P, X = _planes(Pf, TH, TW)
     u = uf[:24 * (T + 1)].reshape(6, 4, T + 1)
     ux = uf[24 * (T + 1):24 * (T + 1) + 12 * TH].reshape(6, 2, TH)
     for j in range(m):
@@ -194,21 +201,15 @@ def input_tiles(x, s0, m, pm, T, TH, TW, pt, pl, Pf, uf, V):
 
 
 @helper
-def gy_tiles(gy, s0, m, pm, T, TH, TW, Pgf, uf, E):
-    """E[:, k * pm + j * T + tile] = A e A^T for the 4x4 blocks e of images s0 .. s0 + m."""
-    Pg = Pgf[:16 * T].reshape(4, 4, T)
+def gy_tiles(gy, s0, m, pm, T, TH, TW, Pf, uf, E):
+    """E[:, k * pm + j * T + tile] = A e A^T for the 4x4 blocks e of images s0 .. s0 + m
+    (gy's planes laid out as x's, unpadded)."""
+    P, X = _planes(Pf, TH, TW)
     u = uf[:24 * T].reshape(6, 4, T)
-    zero = Pg.dtype.type(0)
     for j in range(m):
         for k in range(gy.shape[1]):
-            src = gy[s0 + j, k]
-            Pg[:] = zero
-            for r in range(src.shape[0]):
-                s = src[r]
-                ri, o = r & 3, (r >> 2) * TW
-                for c in range(src.shape[1]):
-                    Pg[ri, c & 3, o + (c >> 2)] = s[c]
-            _tiles_gy(Pg, E, k * pm + j * T, T, u)
+            _plane(gy[s0 + j, k], P, X, 0, 0, TW)
+            _tiles_gy(P, E, k * pm + j * T, T, u)
 
 
 @helper

@@ -45,7 +45,7 @@ BLOCK_TILES = 256
 # Output maps with at least this many rows and columns take F(4x4, 3x3) (``planes``): fewer
 # products (36 per 16 outputs against 16 per 4), more transform work per product. Paired
 # runs, 2-core Zen 4, float32, ms F(2x2) -> F(4x4), forward / grad input / grad weight:
-#     batch 32,  64 ch 32x32    9.4 -> 6.9 (forward alone; all three 29.1 -> 27.3 noisy)
+#     batch 32,  64 ch 32x32    9.4 -> 6.9 (forward alone)
 #     batch 32, 128 ch 16x16    9.2 -> 7.0 (forward alone)
 #     batch 32, 256 ch  8x8    10.3 -> 7.2 (forward alone)
 #     batch 32,  32 ch 32x32    3.28 -> 2.86 / 3.24 -> 2.82 / 3.54 -> 2.59
@@ -114,11 +114,18 @@ def _block_planes(flat, S, rows, pm):
 
 
 @helper
+def _grid(S, OH, OW):
+    """Tile rows and columns over an (OH, OW) output map: 2x2 tiles for 16 planes, 4x4 for 36."""
+    r = 2 if S == 16 else 4
+    return (OH + r - 1) // r, (OW + r - 1) // r
+
+
+@helper
 def _scratch(S, TH, TW, dtype):
-    """Flat scratch buffers of the algorithm (each module shapes its own)."""
+    """Flat scratch buffers of the algorithm (each module shapes its own): the padded plane
+    (x's, then gy's), the transforms' lines, the output lines."""
     n = f23.sizes(TH, TW) if S == 16 else f43.sizes(TH, TW)
-    return (np.empty(n[0], dtype), np.empty(n[1], dtype), np.empty(n[2], dtype),
-            np.empty(n[3], dtype))
+    return np.empty(n[0], dtype), np.empty(n[1], dtype), np.empty(n[2], dtype)
 
 
 def _forward(x, U, bias, out, pt, pl, nb, nt):
@@ -132,13 +139,11 @@ def _forward(x, U, bias, out, pt, pl, nb, nt):
     """
     N, C = x.shape[0], x.shape[1]
     S, K = U.shape[0], U.shape[1]
-    r = 2 if S == 16 else 4
-    OH, OW = out.shape[2], out.shape[3]
-    TH, TW = (OH + r - 1) // r, (OW + r - 1) // r
+    TH, TW = _grid(S, out.shape[2], out.shape[3])
     T = TH * TW
     for t in prange(nt):
         n0, n1 = t * N // nt, (t + 1) * N // nt
-        P, u, yb, _ = _scratch(S, TH, TW, x.dtype)
+        P, u, yb = _scratch(S, TH, TW, x.dtype)
         vf = np.empty(S * (C * nb * T + PAD), x.dtype)
         mf = np.empty(S * (K * nb * T + PAD), x.dtype)
         for s0 in range(n0, n1, nb):
@@ -169,14 +174,12 @@ def _grad_weight(x, gy, acc, pt, pl, nb, nt):
     """
     N, C = x.shape[0], x.shape[1]
     S, K = acc.shape[1], gy.shape[1]
-    r = 2 if S == 16 else 4
-    OH, OW = gy.shape[2], gy.shape[3]
-    TH, TW = (OH + r - 1) // r, (OW + r - 1) // r
+    TH, TW = _grid(S, gy.shape[2], gy.shape[3])
     T = TH * TW
     zero = x.dtype.type(0)
     for t in prange(nt):
         n0, n1 = t * N // nt, (t + 1) * N // nt
-        P, u, _, Pg = _scratch(S, TH, TW, x.dtype)
+        P, u, _ = _scratch(S, TH, TW, x.dtype)
         vf = np.empty(S * (C * nb * T + PAD), x.dtype)
         ef = np.empty(S * (K * nb * T + PAD), x.dtype)
         tmp = np.empty((K, C), x.dtype)
@@ -190,10 +193,10 @@ def _grad_weight(x, gy, acc, pt, pl, nb, nt):
             E = _block_planes(ef, S, K, Pm)
             if S == 16:
                 f23.input_tiles(x, s0, m, Pm, T, TH, TW, pt, pl, P, u, V)
-                f23.gy_tiles(gy, s0, m, Pm, T, TH, TW, Pg, u, E)
+                f23.gy_tiles(gy, s0, m, Pm, T, TH, TW, P, u, E)
             else:
                 f43.input_tiles(x, s0, m, Pm, T, TH, TW, pt, pl, P, u, V)
-                f43.gy_tiles(gy, s0, m, Pm, T, TH, TW, Pg, u, E)
+                f43.gy_tiles(gy, s0, m, Pm, T, TH, TW, P, u, E)
             for s in range(S):
                 es = E[s, :K * Pm].reshape(K, Pm)
                 vs = V[s, :C * Pm].reshape(C, Pm)
