@@ -1,6 +1,8 @@
 """BLAS products inside numba kernels: ``gemm(a, b, out)`` is ``np.dot(a, b, out)`` for 2-D
-float32/float64 arrays, on the library ``blas.py`` chose (MKL, or scipy's BLAS: the one
-numba's own ``np.dot`` calls).
+float32/float64 arrays, on the library ``_blaslib`` chose (MKL, or scipy's BLAS: the one
+numba's own ``np.dot`` calls); and ``products``, the pool's products (``_blaslib``): each
+product cut into one block of output columns or rows per numba thread, each block one
+single-threaded BLAS call.
 
 Compiled kernels call two symbols, ``lucid_sgemm`` and ``lucid_dgemm``, which this module binds
 at import (``llvmlite.binding.add_symbol``) to that library's Fortran ``sgemm`` / ``dgemm``: a
@@ -18,15 +20,19 @@ from __future__ import annotations
 import llvmlite.binding as ll
 import numba
 import numpy as np
+from numba import prange
 from numba.core import types as nbt
 
-from . import blas
-from ._jit import helper
+from . import _blaslib
+from ._jit import helper, kernel
+from ._threads import ONE_BLAS_THREAD
 
-__all__ = ["gemm"]
+__all__ = ["gemm", "products"]
 
 for _dt, _sym in (("float32", "lucid_sgemm"), ("float64", "lucid_dgemm")):
-    ll.add_symbol(_sym, blas.fortran_gemm(_dt))
+    ll.add_symbol(_sym, _blaslib.fortran_gemm(_dt))
+if _blaslib.library() == "pool":
+    ONE_BLAS_THREAD.pin()  # the pool's threads call scipy's BLAS: it runs one thread for good
 
 # Fortran ?gemm(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc): every argument
 # by address (intp, as numba passes array data pointers)
@@ -35,6 +41,10 @@ _sgemm = nbt.ExternalFunction("lucid_sgemm", _SIG)
 _dgemm = nbt.ExternalFunction("lucid_dgemm", _SIG)
 
 _N, _T = 78, 84  # 'N', 'T'
+# multiply-adds from which the pool cuts a product into blocks (below: one call, one thread);
+# blocks of output columns (or rows) start on multiples of BLOCK
+POOL_MIN = 1 << 17
+BLOCK = 16
 
 
 @helper
@@ -56,21 +66,13 @@ def _major(x):
 
 
 @helper
-def _call(a, ma, lda, b, mb, ldb, out, mc, ldc):
-    m, k = a.shape
-    n = b.shape[1]
+def _call_ptr(tx, ty, r, c, k, xp, ldx, yp, ldy, cp, ldc, wide):
+    """Fortran ?gemm by address: C (r x c, column-major, ldc) = op(X) @ op(Y), op 'N' or 'T'
+    (``tx``, ``ty``); dgemm when ``wide``, else sgemm."""
     iv = np.empty(6, np.int32)
     ch = np.empty(2, np.uint8)
-    sc = np.zeros(2, out.dtype)  # alpha 1, beta 0
-    sc[0] = 1
-    # column-major BLAS: a row-major out is read as out^T = b^T a^T (n x m), a column-major
-    # one as out = a b; an operand goes untransposed when its major order is out's
-    if mc == 0:
-        xp, mx, ldx, yp, my, ldy, r, c = b.ctypes.data, mb, ldb, a.ctypes.data, ma, lda, n, m
-    else:
-        xp, mx, ldx, yp, my, ldy, r, c = a.ctypes.data, ma, lda, b.ctypes.data, mb, ldb, m, n
-    ch[0] = _N if mx == mc else _T
-    ch[1] = _N if my == mc else _T
+    ch[0] = tx
+    ch[1] = ty
     iv[0] = r
     iv[1] = c
     iv[2] = k
@@ -79,17 +81,35 @@ def _call(a, ma, lda, b, mb, ldb, out, mc, ldc):
     iv[5] = ldc
     p = iv.ctypes.data
     t = ch.ctypes.data
-    s = sc.ctypes.data
-    if out.itemsize == 4:
-        _sgemm(t, t + 1, p, p + 4, p + 8, s, xp, p + 12, yp, p + 16, s + 4, out.ctypes.data,
-               p + 20)
+    if wide:
+        sd = np.zeros(2, np.float64)  # alpha 1, beta 0
+        sd[0] = 1
+        s = sd.ctypes.data
+        _dgemm(t, t + 1, p, p + 4, p + 8, s, xp, p + 12, yp, p + 16, s + 8, cp, p + 20)
+        sd[0] = sd[1]
     else:
-        _dgemm(t, t + 1, p, p + 4, p + 8, s, xp, p + 12, yp, p + 16, s + 8, out.ctypes.data,
-               p + 20)
+        sf = np.zeros(2, np.float32)
+        sf[0] = 1
+        s = sf.ctypes.data
+        _sgemm(t, t + 1, p, p + 4, p + 8, s, xp, p + 12, yp, p + 16, s + 4, cp, p + 20)
+        sf[0] = sf[1]
     # numba frees an array after its last use: these uses keep the argument arrays alive
     # until BLAS has read them (without them the first call read freed memory)
     iv[0] = ch[0]
-    sc[0] = sc[1]
+
+
+@helper
+def _call(a, ma, lda, b, mb, ldb, out, mc, ldc):
+    m, k = a.shape
+    n = b.shape[1]
+    # column-major BLAS: a row-major out is read as out^T = b^T a^T (n x m), a column-major
+    # one as out = a b; an operand goes untransposed when its major order is out's
+    if mc == 0:
+        xp, mx, ldx, yp, my, ldy, r, c = b.ctypes.data, mb, ldb, a.ctypes.data, ma, lda, n, m
+    else:
+        xp, mx, ldx, yp, my, ldy, r, c = a.ctypes.data, ma, lda, b.ctypes.data, mb, ldb, m, n
+    _call_ptr(_N if mx == mc else _T, _N if my == mc else _T, r, c, k, xp, ldx, yp, ldy,
+              out.ctypes.data, ldc, out.itemsize == 8)
 
 
 @helper
@@ -130,6 +150,77 @@ def gemm_c(a, b, out):
         out[...] = tmp
         return
     _call(a, 0, k, b, 0, n, out, mc, ldc)
+
+
+@helper
+def _edge(n, t, parts):
+    """Start of block ``t`` of ``parts`` over ``n`` columns or rows (a multiple of BLOCK)."""
+    if t >= parts:
+        return n
+    return min(n, (n * t // parts + BLOCK // 2) // BLOCK * BLOCK)
+
+
+def _products(ta, lda, tb, ldb, m, n, k, pa, pb, pc, wide, count, sa, sb, parts, split_n):
+    """C[i] = A[i] @ B[i] for i < count, by address: C row-major (m, n), one after another;
+    A (m, k) and B (k, n) row-major (t = 0) or column-major (t = 1) with leading dims lda/ldb,
+    entry i at pa + i*sa / pb + i*sb (bytes). Each product is cut into ``parts`` blocks of
+    columns (``split_n``) or rows, one BLAS call each.
+
+    for item in prange(count * parts):  C[i][:, cols of t] = A[i] @ B[i][:, cols of t]
+    """
+    it = 8 if wide else 4
+    tx = _T if tb else _N  # column-major BLAS computes C^T = B^T A^T: B goes first
+    ty = _T if ta else _N
+    for item in prange(count * parts):
+        i = item // parts
+        t = item - i * parts
+        xa = pa + i * sa
+        xb = pb + i * sb
+        xc = pc + i * m * n * it
+        if split_n:
+            j0 = _edge(n, t, parts)
+            j1 = _edge(n, t + 1, parts)
+            if j1 > j0:
+                xb = xb + (j0 * ldb if tb else j0) * it
+                _call_ptr(tx, ty, j1 - j0, m, k, xb, ldb, xa, lda, xc + j0 * it, n, wide)
+        else:
+            i0 = _edge(m, t, parts)
+            i1 = _edge(m, t + 1, parts)
+            if i1 > i0:
+                xa = xa + (i0 if ta else i0 * lda) * it
+                _call_ptr(tx, ty, n, i1 - i0, k, xb, ldb, xa, lda, xc + i0 * n * it, n, wide)
+
+
+def _sig_products(_t):
+    return (nbt.int64,) * 16
+
+
+POOL = (kernel(_products, name="gemm.products", signatures=[_sig_products]),
+        kernel(_products, name="gemm.products[par]", parallel=True,
+               signatures=[_sig_products]))
+
+
+def products(a: np.ndarray, ta: int, lda: int, b: np.ndarray, tb: int, ldb: int,
+             out: np.ndarray, count: int = 1, sa: int = 0, sb: int = 0) -> None:
+    """``out[i] = a[i] @ b[i]`` on the pool for ``count`` products of one float dtype: ``a`` and
+    ``b`` hold their first operands (m, k) and (k, n), row-major (t = 0) or column-major
+    (t = 1) with leading dims lda/ldb, the next ones sa/sb bytes further; ``out``
+    C-contiguous (count, m, n) or (m, n). Small work runs as one call on this thread; a batch
+    of at least one product per thread runs whole products on each; else every product is
+    cut into one block per thread along its longer output side."""
+    m, k = a.shape[-2:]
+    n = b.shape[-1]
+    threads = numba.get_num_threads()
+    args = (ta, lda, tb, ldb, m, n, k, a.ctypes.data, b.ctypes.data, out.ctypes.data,
+            out.itemsize == 8, count, sa, sb)
+    side = max(m, n)
+    if threads < 2 or m * n * k * count < POOL_MIN or (count < threads and side < 2 * BLOCK) \
+            or _blaslib._STATE["forked"]:
+        POOL[0](*args, 1, 0)
+    elif count >= threads:
+        POOL[1](*args, 1, 0)
+    else:
+        POOL[1](*args, threads, int(n >= m))
 
 
 if numba.config.DISABLE_JIT:  # kernels as plain Python (NUMBA_DISABLE_JIT=1): numpy's product

@@ -105,12 +105,36 @@ def mkl_candidates() -> list[str]:
     return found
 
 
+def _amd_avx512() -> bool:
+    """An AMD processor with AVX-512 (Zen 4 and later), read from /proc/cpuinfo (Linux)."""
+    try:
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as f:
+            first = f.read(1 << 16).split("\n\n", 1)[0]
+    except OSError:
+        return False
+    fields = dict(line.split(":", 1) for line in first.splitlines() if ":" in line)
+    fields = {key.strip(): value for key, value in fields.items()}
+    return "AuthenticAMD" in fields.get("vendor_id", "") and \
+        "avx512f" in fields.get("flags", "").split()
+
+
+def blas_choice() -> str:
+    """Where lucid's products run (``_blaslib``): ``"mkl"``, ``"pool"`` or ``"numpy"``, from
+    ``LUCID_BLAS`` (auto, mkl, pool, numpy) and this machine."""
+    choice = os.environ.get("LUCID_BLAS", "auto").strip().lower()
+    if choice == "pool":
+        return "pool"
+    if choice not in ("mkl", "auto") or not sys.platform.startswith("linux"):
+        return "numpy"
+    if choice == "auto" and _amd_avx512():
+        return "pool"
+    return "mkl" if mkl_candidates() else "numpy"
+
+
 def wants_mkl() -> bool:
     """True when ``LUCID_BLAS`` and this machine call for MKL and it is installed (Linux)."""
-    choice = os.environ.get("LUCID_BLAS", "auto").strip().lower()
-    if choice not in ("mkl", "auto") or not sys.platform.startswith("linux"):
-        return False
-    return bool(mkl_candidates())
+    return blas_choice() == "mkl"
+
 
 # NOTE: numba's "workqueue" layer (its fallback where neither TBB nor OpenMP is available, and
 # a user's choice via NUMBA_THREADING_LAYER) aborts the process when two Python threads launch
@@ -195,7 +219,7 @@ def configure() -> dict[str, Any]:
     loaded meanwhile is told to re-read its environment.
     """
     os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", OPENBLAS_THREAD_TIMEOUT)
-    one_pool = wants_mkl()
+    one_pool = blas_choice() != "numpy"  # MKL or the pool: products on numba's libgomp pool
     os.environ.setdefault("GOMP_SPINCOUNT", GOMP_SPINCOUNT_ONE_POOL if one_pool else GOMP_SPINCOUNT)
     prefer_omp()
     try:
@@ -287,10 +311,12 @@ class BlasThreads:
         self.lock = threading.Lock()
         self.depth = 0  # calls inside (several Python threads may run kernels at once)
         self.prev: list[int] = []
+        self.pinned = False  # held at one thread for good (the pool's products, _blaslib)
+        self.paths: list[str] = []
 
     def _probe(self) -> None:
         self.ready = True
-        mkl = getattr(sys.modules.get("lucid.kernels.blas"), "mkl", None)
+        mkl = getattr(sys.modules.get("lucid.kernels._blaslib"), "mkl", None)
         lib = mkl() if mkl is not None else None
         if lib is not None:  # kernels' GEMMs run on MKL (kernels/_gemm.py)
             self.libs.append((lib.set_threads, lib.get_threads))
@@ -328,6 +354,7 @@ class BlasThreads:
                     getter.restype = ctypes.c_int
                     setter.argtypes = [ctypes.c_int]
                     self.libs.append((setter, getter))
+                    self.paths.append(path)
                     break
         self.ok = bool(self.libs)
 
@@ -336,9 +363,20 @@ class BlasThreads:
             self._probe()
         return self.ok
 
+    def pin(self) -> None:
+        """Hold the library at one thread from now on (entering and leaving do nothing)."""
+        if not self.ready:
+            self._probe()
+        with self.lock:
+            self.pinned = True
+            for s, _ in self.libs:
+                s(1)  # type: ignore[operator]
+
     def __enter__(self) -> None:
         if not self.ready:  # entered before any ``available()``: find the library first
             self._probe()
+        if self.pinned:
+            return
         with self.lock:
             if self.depth == 0:
                 self.prev = [int(g()) for _, g in self.libs]  # type: ignore[operator]
@@ -347,6 +385,8 @@ class BlasThreads:
             self.depth += 1
 
     def __exit__(self, *exc: object) -> None:
+        if self.pinned:
+            return
         with self.lock:
             self.depth -= 1
             if self.depth == 0:
@@ -365,12 +405,16 @@ _BLAS_SETTERS = ("openblas_set_num_threads", "openblas_set_num_threads64_",
 
 
 def set_blas_threads(n: int) -> None:
-    """Set every OpenBLAS loaded in this process (numpy's and scipy's copies), and MKL where
-    lucid's products use it, to ``n`` threads."""
-    blas = sys.modules.get("lucid.kernels.blas")
-    if blas is not None:
-        blas.set_threads(n)
+    """Set every OpenBLAS loaded in this process (numpy's and scipy's copies, but scipy's where
+    the pool holds it at one thread), and MKL where lucid's products use it, to ``n``
+    threads."""
+    lib = sys.modules.get("lucid.kernels._blaslib")
+    if lib is not None:
+        lib.set_threads(n)
+    pinned = ONE_BLAS_THREAD.paths if ONE_BLAS_THREAD.pinned else []
     for path in _loaded_libraries("openblas"):
+        if path in pinned:
+            continue
         try:
             lib = ctypes.CDLL(path, mode=getattr(os, "RTLD_NOLOAD", 0))
         except OSError:

@@ -1,5 +1,5 @@
-"""The BLAS behind lucid's matrix products on the CPU: Intel's MKL where it is installed,
-numpy's OpenBLAS otherwise.
+"""lucid's matrix products on the CPU, on the library ``_blaslib`` chose (MKL, scipy's
+OpenBLAS on lucid's thread pool, or numpy's own ``matmul``).
 
 On Intel processors with AVX-512, OpenBLAS's single-precision GEMM (its SkylakeX kernels,
 what numpy's wheels carry) runs well below MKL's: 2-core Xeon (AVX-512), float32, microseconds,
@@ -9,169 +9,48 @@ numpy's OpenBLAS / MKL (torch's BLAS on x86-64 is MKL too)::
     128x512 @ 512x256       149 / 108        1024x128 @ 128x384    338 / 267
     one thread: 137-157 / 173-203 GFLOP/s (the machine's peak is ~200 per core)
 
-and on AMD processors (AVX2, numpy's OpenBLAS runs its Haswell kernels) MKL leads by as much
-or more, at torch's own speed: 2-core AMD EPYC, numpy's OpenBLAS / MKL / torch::
+and on AMD processors without AVX-512 (numpy's OpenBLAS runs its Haswell kernels) MKL leads
+by as much or more, at torch's own speed: 2-core AMD EPYC, numpy's OpenBLAS / MKL / torch::
 
     128x784 @ 784x512     1315 / 1022 / 994     784x128 @ 128x512     1248 / 837 / 870
     128x512 @ 512x256      440 /  301 / 316     1024x128 @ 128x384    1263 / 848 / 827
 
-Tried there and left out: outputs on 64-byte boundaries (numpy's are 16-byte aligned; alone
+On AMD processors with AVX-512 the order turns (``_blaslib``): there the products run on the
+pool, two blocks on two cores, microseconds, MKL's two threads / the pool::
+
+    128x784 @ 784x512    710 / 748     512x128 @ 128x784    641 / 563
+    128x512 @ 512x256    237 / 203     128x256 @ 256x10      47 /   7
+
+Tried on MKL and left out: outputs on 64-byte boundaries (numpy's are 16-byte aligned; alone
 MKL wrote aligned outputs 5-20% faster, but the MLP and GPT steps ran 0.995-1.014x), and a
 numba kernel for products with a side of 10 (3x faster than MKL's ~50 us alone, 0.99x on the
 MLP step).
 
-The ``mkl`` wheel (a dependency on x86-64 Linux) ships ``libmkl_rt``; it is loaded on the
-first product, through ctypes, and runs on MKL's GNU OpenMP threading layer: libgomp, the
-pool numba's "omp" threading layer uses (``_threads.prefer_omp``), so BLAS and numba's
-parallel kernels take turns on one set of threads, as torch runs MKL and its own kernels on
-one OpenMP pool. Where libgomp cannot be loaded MKL is not used (its sequential layer ran the
-MLP step slower than OpenBLAS's threads).
-
-``LUCID_BLAS`` chooses (``_threads.wants_mkl``): ``auto`` or ``mkl`` (the default: MKL
-wherever it loads) or ``numpy``. ``gemm`` falls back to numpy for anything MKL's interface
-does not take directly (other dtypes, no unit stride, batches, empty operands), so its
-results never depend on the layout it was given.
+``gemm`` and ``bmm`` fall back to numpy for anything the library's interface does not take
+directly (other dtypes, no unit stride, empty operands), so results never depend on the
+layout they were given.
 """
 
 from __future__ import annotations
 
-import ctypes
-import os
-import threading
 from typing import Any
 
+import numba
 import numpy as np
 
+from . import _gemm
 from . import elementwise as _ew
-from ._threads import mkl_candidates, wants_mkl
+from ._blaslib import _STATE, _mkl, fortran_gemm, library, mkl, reset, set_threads
 
 __all__ = ["gemm", "bmm", "add_into", "fits", "fortran_gemm", "library", "mkl", "set_threads",
            "reset"]
 
-_F32 = np.dtype(np.float32)
-_F64 = np.dtype(np.float64)
 _ROW_MAJOR, _NO_TRANS, _TRANS = 101, 111, 112
-_GNU_LAYER, _LP64 = 3, 0
 _INT_MAX = 2**31 - 1
 # below this many multiply-adds a product stays with numpy (one call's overhead either way)
 MIN_WORK = 4096
-
-_STATE: dict[str, Any] = {"lib": None, "loaded": False, "threads": None}
-_LOCK = threading.Lock()
-
-
-class _Mkl:
-    """``cblas_sgemm`` / ``cblas_dgemm`` of one loaded ``libmkl_rt``."""
-
-    def __init__(self, lib: ctypes.CDLL, path: str) -> None:
-        self.path = path
-        ci, cv = ctypes.c_int, ctypes.c_void_p
-        self.fns = {}
-        for dt, sym, cf in ((_F32, "cblas_sgemm", ctypes.c_float),
-                            (_F64, "cblas_dgemm", ctypes.c_double)):
-            fn = getattr(lib, sym)
-            fn.restype = None
-            fn.argtypes = [ci, ci, ci, ci, ci, ci, cf, cv, ci, cv, ci, cf, cv, ci]
-            self.fns[dt] = fn
-        self.batched = {}
-        for dt, sym, cf in ((_F32, "cblas_sgemm_batch_strided", ctypes.c_float),
-                            (_F64, "cblas_dgemm_batch_strided", ctypes.c_double)):
-            fn = getattr(lib, sym)
-            fn.restype = None
-            fn.argtypes = [ci, ci, ci, ci, ci, ci, cf, cv, ci, ci, cv, ci, ci, cf, cv, ci, ci, ci]
-            self.batched[dt] = fn
-        self.set_threads = lib.MKL_Set_Num_Threads
-        self.set_threads.argtypes = [ci]
-        self.set_threads.restype = None
-        self.get_threads = lib.MKL_Get_Max_Threads
-        self.get_threads.argtypes = []
-        self.get_threads.restype = ci
-        # the Fortran GEMMs (LP64) numba kernels call (``_gemm.py``)
-        self.fortran = {dt: ctypes.cast(getattr(lib, sym), cv).value
-                        for dt, sym in ((_F32, "sgemm_"), (_F64, "dgemm_"))}
-
-
-def _load() -> _Mkl | None:
-    if not wants_mkl():
-        return None
-    try:  # MKL's GNU threading layer needs libgomp; without it MKL is not used
-        ctypes.CDLL("libgomp.so.1")
-    except OSError:
-        return None
-    for path in mkl_candidates():
-        try:
-            lib = ctypes.CDLL(path)
-            if lib.MKL_Set_Threading_Layer(ctypes.c_int(_GNU_LAYER)) != _GNU_LAYER:
-                continue
-            lib.MKL_Set_Interface_Layer(ctypes.c_int(_LP64))
-            return _Mkl(lib, path)
-        except (OSError, AttributeError):
-            continue
-    return None
-
-
-def _mkl() -> _Mkl | None:
-    if not _STATE["loaded"]:
-        with _LOCK:
-            if not _STATE["loaded"]:
-                lib = _STATE["lib"] = _load()
-                _STATE["loaded"] = True
-                if lib is not None and _STATE["threads"] is not None:
-                    lib.set_threads(_STATE["threads"])
-    return _STATE["lib"]
-
-
-def library() -> str:
-    """``"mkl"`` when products run on MKL, else ``"numpy"`` (numpy's own BLAS)."""
-    return "numpy" if _mkl() is None else "mkl"
-
-
-def reset() -> None:
-    """Choose the library again on the next product (after changing ``LUCID_BLAS``)."""
-    with _LOCK:
-        _STATE.update(lib=None, loaded=False)
-
-
-def set_threads(n: int) -> None:
-    """``n`` threads for MKL's products, now or once MKL loads (numpy's OpenBLAS is set
-    apart, ``_threads.set_blas_threads``)."""
-    _STATE["threads"] = int(n)
-    lib = _STATE["lib"]
-    if lib is not None:
-        lib.set_threads(int(n))
-
-
-def mkl() -> Any:
-    """The loaded MKL (``set_threads`` / ``get_threads``), or None where products use numpy."""
-    return _mkl()
-
-
-def fortran_gemm(dtype: str) -> int:
-    """Address of the Fortran ``sgemm`` / ``dgemm`` numba kernels call: MKL's where products
-    run on MKL, else scipy's (the BLAS numba's own ``np.dot`` calls)."""
-    dt = np.dtype(dtype)
-    lib = _mkl()
-    if lib is not None:
-        return int(lib.fortran[dt])
-    from scipy.linalg import cython_blas  # NOTE: scipy loads only for kernels that need it
-
-    cap = cython_blas.__pyx_capi__["sgemm" if dt == _F32 else "dgemm"]
-    api = ctypes.pythonapi
-    api.PyCapsule_GetName.restype = ctypes.c_char_p
-    api.PyCapsule_GetName.argtypes = [ctypes.py_object]
-    api.PyCapsule_GetPointer.restype = ctypes.c_void_p
-    api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
-    return int(api.PyCapsule_GetPointer(cap, api.PyCapsule_GetName(cap)))
-
-
-def _after_fork() -> None:
-    # a forked child must not wake the parent's OpenMP pool (libgomp is not fork-safe):
-    # its products run on the calling thread
-    set_threads(1)
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_after_fork)
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+_NO_JIT = bool(numba.config.DISABLE_JIT)  # the pool's kernels take addresses: compiled only
 
 
 def _layout(a: np.ndarray) -> tuple[int, int] | None:
@@ -192,14 +71,19 @@ def _layout(a: np.ndarray) -> tuple[int, int] | None:
 
 def gemm(a: np.ndarray, b: np.ndarray, bias: np.ndarray | None = None) -> np.ndarray:
     """``a @ b`` (``+ bias``, broadcast against the product) as a new array, as numpy computes
-    it, on MKL when it is loaded and can take the operands as they lie.
+    it, on MKL or the pool when it can take the operands as they lie.
 
     A bias row (a linear layer's) is added onto the fresh product on both cores while it is
-    in cache (``elementwise.add_row``); any other bias is copied into the output first and
-    MKL adds the product onto it.
+    in cache (``elementwise.add_row``); on MKL any other bias is copied into the output first
+    and MKL adds the product onto it.
     """
     lib = _STATE["lib"] if _STATE["loaded"] else _mkl()
-    fn = lib.fns.get(a.dtype) if lib is not None and a.ndim == 2 and b.ndim == 2 else None
+    if lib is None:
+        out = _pool_gemm(a, b) if _STATE["choice"] == "pool" else None
+        if out is None:
+            out = np.matmul(a, b)
+        return out if bias is None else add_into(out, bias)
+    fn = lib.fns.get(a.dtype) if a.ndim == 2 and b.ndim == 2 else None
     if fn is not None and b.dtype == a.dtype:
         m, k = a.shape
         n = b.shape[1]
@@ -223,13 +107,33 @@ def gemm(a: np.ndarray, b: np.ndarray, bias: np.ndarray | None = None) -> np.nda
     return out if bias is None else add_into(out, bias)
 
 
+def _pool_gemm(a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
+    """``a @ b`` on the pool (``_gemm.products``), or None where it does not take them."""
+    if a.ndim != 2 or b.ndim != 2 or a.dtype != b.dtype or a.dtype not in _FLOATS or _NO_JIT:
+        return None
+    (m, k), n = a.shape, b.shape[1]
+    if b.shape[0] != k or m * n * k < MIN_WORK or max(m, n, k) > _INT_MAX:
+        return None
+    la = _layout(a)
+    lb = _layout(b) if la is not None else None
+    if lb is None or (a.ctypes.data | b.ctypes.data) % a.itemsize:
+        return None
+    out = np.empty((m, n), a.dtype)
+    _gemm.products(a, int(la[0] == _TRANS), la[1], b, int(lb[0] == _TRANS), lb[1], out)
+    return out
+
+
 def bmm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """numpy's ``a @ b`` for operands of at least 2 dimensions, one of them 3 or more (batch
-    dimensions broadcast), as one MKL batched GEMM where MKL runs: numpy's loop of OpenBLAS
+    dimensions broadcast), as one MKL batched GEMM where MKL runs (numpy's loop of OpenBLAS
     products took 3.9-4.4 ms for 8 x (256x256 @ 256x256) there against 1.9 ms alone, its
-    threads meeting libgomp's spinning ones (``_threads``)."""
+    threads meeting libgomp's spinning ones, ``_threads``), whole products per thread on
+    the pool."""
     lib = _STATE["lib"] if _STATE["loaded"] else _mkl()
+    pool = lib is None and _STATE["choice"] == "pool" and not _NO_JIT
     fn = lib.batched.get(a.dtype) if lib is not None and a.ndim >= 2 and b.ndim >= 2 else None
+    if pool and a.dtype in _FLOATS and a.ndim >= 2 and b.ndim >= 2:
+        fn = True
     if fn is None or b.dtype != a.dtype or b.shape[-2] != a.shape[-1]:
         return np.matmul(a, b)
     try:
@@ -248,6 +152,10 @@ def bmm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if la is None or lb is None or sa < 0 or sb < 0 or (sa | sb | pa | pb) % it:
         return np.matmul(a, b)
     out = np.empty((*batch, m, n), a.dtype)
+    if pool:
+        _gemm.products(a3[0], int(la[0] == _TRANS), la[1], b3[0], int(lb[0] == _TRANS), lb[1],
+                       out, count, sa, sb)
+        return out
     fn(_ROW_MAJOR, la[0], lb[0], m, n, k, 1.0, pa, la[1], sa // it, pb, lb[1], sb // it, 0.0,
        out.ctypes.data, n, m * n, count)
     return out

@@ -14,7 +14,7 @@ import pytest
 
 from lucid.backend.cpu import CpuBackend
 from lucid.backend.numpy_ref import NumpyBackend
-from lucid.kernels import _threads, blas
+from lucid.kernels import _blaslib, _gemm, _threads, blas
 from lucid.kernels import matmul as kmm
 
 
@@ -33,7 +33,9 @@ def _mkl_loads() -> bool:
 
 
 LIBS = ["numpy", pytest.param("mkl", marks=pytest.mark.skipif(
-    not _mkl_loads(), reason="MKL (the mkl wheel, x86-64 Linux) is not installed"))]
+    not _mkl_loads(), reason="MKL (the mkl wheel, x86-64 Linux) is not installed")),
+        pytest.param("pool", marks=pytest.mark.skipif(
+            numba.config.DISABLE_JIT, reason="the pool's kernels run compiled only"))]
 
 
 @pytest.fixture(params=LIBS)
@@ -183,11 +185,12 @@ def test_unknown_choice_uses_numpy(monkeypatch):
 
 
 def test_threads_are_kept_for_when_mkl_loads(monkeypatch):
-    monkeypatch.setattr(blas, "_STATE", {"lib": None, "loaded": False, "threads": None})
+    monkeypatch.setattr(_blaslib, "_STATE", {"lib": None, "loaded": False, "threads": None,
+                                             "choice": "numpy", "forked": False})
     blas.set_threads(1)
-    assert blas._STATE["threads"] == 1
+    assert _blaslib._STATE["threads"] == 1
     _threads.set_blas_threads(2)  # lucid.set_num_threads reaches the BLAS module too
-    assert blas._STATE["threads"] == 2
+    assert _blaslib._STATE["threads"] == 2
 
 
 def _child_product(q):
@@ -324,12 +327,92 @@ def test_kernel_gemm_on_mkl():
 
 
 def test_choice_follows_lucid_blas(monkeypatch):
+    linux = sys.platform.startswith("linux")
+    monkeypatch.setattr(_threads, "_amd_avx512", lambda: False)
     monkeypatch.setenv("LUCID_BLAS", "numpy")
-    assert not _threads.wants_mkl()
+    assert not _threads.wants_mkl() and _threads.blas_choice() == "numpy"
+    monkeypatch.setenv("LUCID_BLAS", "pool")
+    assert _threads.blas_choice() == "pool"
     monkeypatch.setattr(_threads, "mkl_candidates", lambda: [])
     monkeypatch.setenv("LUCID_BLAS", "mkl")
     assert not _threads.wants_mkl()  # nothing installed
     monkeypatch.setattr(_threads, "mkl_candidates", lambda: ["/x/libmkl_rt.so.3"])
-    assert _threads.wants_mkl() == sys.platform.startswith("linux")
+    assert _threads.wants_mkl() == linux
     monkeypatch.setenv("LUCID_BLAS", "auto")
-    assert _threads.wants_mkl() == sys.platform.startswith("linux")  # any x86-64 processor
+    assert _threads.wants_mkl() == linux  # Intel, or AMD without AVX-512
+    monkeypatch.setattr(_threads, "_amd_avx512", lambda: True)
+    assert _threads.blas_choice() == ("pool" if linux else "numpy")  # AMD with AVX-512
+    monkeypatch.setenv("LUCID_BLAS", "mkl")
+    assert _threads.wants_mkl() == linux  # asked for by name: MKL wherever it is installed
+
+
+@pytest.mark.skipif(numba.config.DISABLE_JIT, reason="the pool's kernels run compiled only")
+def test_kernel_gemm_on_the_pool():
+    assert _kernel_cases("pool") == ["pool", str(2 * 6 * 64)]
+
+
+@pytest.fixture
+def pool(monkeypatch):
+    """Products on the pool, every one of them cut into blocks (no size floor)."""
+    if numba.config.DISABLE_JIT:
+        pytest.skip("the pool's kernels run compiled only")
+    monkeypatch.setenv("LUCID_BLAS", "pool")
+    monkeypatch.setattr(_gemm, "POOL_MIN", 0)
+    blas.reset()
+    assert blas.library() == "pool"
+    yield
+    monkeypatch.undo()
+    blas.reset()
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("mkn", [(70, 30, 45), (20, 30, 75), (33, 17, 33), (64, 8, 1)])
+@pytest.mark.parametrize("la", LAYOUTS)
+@pytest.mark.parametrize("lb", LAYOUTS)
+def test_pool_blocks_cover_the_product(pool, dt, mkn, la, lb):
+    """Cut into blocks of rows (70x45) or columns (20x75), edges off the 16-element grid, every
+    operand layout: the product is numpy's."""
+    m, k, n = mkn
+    r = np.random.default_rng(11)
+    a, b = _operand(r, (m, k), la, dt), _operand(r, (k, n), lb, dt)
+    out = blas.gemm(a, b)
+    assert out.dtype == dt and out.shape == (m, n) and out.flags.c_contiguous
+    np.testing.assert_allclose(out, _ref(a, b), **_tol(dt))
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("count", [1, 2, 3, 7])
+def test_pool_batches(pool, dt, count):
+    """Fewer products than threads: each one cut into blocks; more: whole ones per thread;
+    a shared right operand (stride 0) and a transposed left one."""
+    r = np.random.default_rng(12)
+    a = r.standard_normal((count, 40, 50)).astype(dt).transpose(0, 2, 1)  # (count, 50, 40)
+    b = r.standard_normal((1, 40, 36)).astype(dt)
+    out = kmm.matmul(a, b)
+    assert out.shape == (count, 50, 36)
+    np.testing.assert_allclose(out, _ref(a, b), **_tol(dt))
+
+
+_PINNED = '''
+import numpy as np
+import lucid
+from lucid.kernels import _threads, blas
+a = np.ones((300, 300), np.float32)
+assert blas.library() == "pool" and float(blas.gemm(a, a)[0, 0]) == 300.0
+lucid.set_num_threads(2)
+with _threads.ONE_BLAS_THREAD:
+    pass
+print(_threads.ONE_BLAS_THREAD.pinned, [int(g()) for _, g in _threads.ONE_BLAS_THREAD.libs])
+'''
+
+
+@pytest.mark.skipif(numba.config.DISABLE_JIT, reason="the pool's kernels run compiled only")
+def test_the_pool_holds_scipys_blas_at_one_thread():
+    """The pool's threads call scipy's OpenBLAS: it stays at one thread, whatever
+    ``set_num_threads`` or a conv's ``ONE_BLAS_THREAD`` does afterwards."""
+    env = dict(os.environ, LUCID_BLAS="pool")
+    res = subprocess.run([sys.executable, "-c", _PINNED], env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert res.returncode == 0, res.stderr[-3000:]
+    pinned, counts = res.stdout.strip().splitlines()[-1].split(" ", 1)
+    assert pinned == "True" and set(eval(counts)) == {1}
