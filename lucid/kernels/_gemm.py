@@ -25,7 +25,7 @@ from numba.core import types as nbt
 
 from . import _blaslib
 from ._jit import helper, kernel
-from ._threads import ONE_BLAS_THREAD
+from ._threads import ONE_BLAS_THREAD, block_count
 
 __all__ = ["gemm", "products"]
 
@@ -200,22 +200,22 @@ POOL = (kernel(_products, name="gemm.products", signatures=[_sig_products]),
                signatures=[_sig_products]))
 
 
-def products(a: np.ndarray, ta: int, lda: int, b: np.ndarray, tb: int, ldb: int,
-             out: np.ndarray, count: int = 1, sa: int = 0, sb: int = 0) -> None:
-    """``out[i] = a[i] @ b[i]`` on the pool for ``count`` products of one float dtype: ``a`` and
-    ``b`` hold their first operands (m, k) and (k, n), row-major (t = 0) or column-major
-    (t = 1) with leading dims lda/ldb, the next ones sa/sb bytes further; ``out``
-    C-contiguous (count, m, n) or (m, n). Small work runs as one call on this thread; a batch
-    of at least one product per thread runs whole products on each; else every product is
-    cut into one block per thread along its longer output side."""
-    m, k = a.shape[-2:]
-    n = b.shape[-1]
-    threads = numba.get_num_threads()
-    args = (ta, lda, tb, ldb, m, n, k, a.ctypes.data, b.ctypes.data, out.ctypes.data,
-            out.itemsize == 8, count, sa, sb)
-    side = max(m, n)
-    if threads < 2 or m * n * k * count < POOL_MIN or (count < threads and side < 2 * BLOCK) \
-            or _blaslib._STATE["forked"]:
+def products(pa: int, ta: int, lda: int, pb: int, tb: int, ldb: int, pc: int, m: int, n: int,
+             k: int, wide: bool, count: int = 1, sa: int = 0, sb: int = 0) -> None:
+    """``C[i] = A[i] @ B[i]`` on the pool for ``count`` products of one float dtype, by address
+    (the caller keeps the arrays alive): A (m, k) and B (k, n) at pa / pb, row-major (t = 0) or
+    column-major (t = 1) with leading dims lda / ldb, the next ones sa / sb bytes further; C
+    C-contiguous (count, m, n) at pc. Small work runs as one call on this thread; a batch of
+    at least one product per thread runs whole products on each; else every product is cut
+    into one block per thread along its longer output side.
+
+    The block count is ``lucid.set_num_threads``'s (numba's pool size until it is called):
+    reading numba's own per-thread count costs a microsecond a call, and a count above the
+    threads running only queues blocks."""
+    threads = block_count(numba.config.NUMBA_NUM_THREADS)
+    args = (ta, lda, tb, ldb, m, n, k, pa, pb, pc, wide, count, sa, sb)
+    if threads < 2 or m * n * k * count < POOL_MIN or _blaslib._STATE["forked"] or \
+            (count < threads and max(m, n) < 2 * BLOCK):
         POOL[0](*args, 1, 0)
     elif count >= threads:
         POOL[1](*args, 1, 0)

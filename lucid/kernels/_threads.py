@@ -433,8 +433,16 @@ def set_num_threads(n: int) -> None:
     (process-wide)."""
     import numba  # NOTE: this module runs before numpy/numba load (see configure())
 
-    numba.set_num_threads(min(n, numba.config.NUMBA_NUM_THREADS))
+    count = min(n, numba.config.NUMBA_NUM_THREADS)
+    numba.set_num_threads(count)
+    _STATE["num_threads"] = count  # the pool's block count (_gemm.products)
     set_blas_threads(n)
+
+
+def block_count(default: int) -> int:
+    """Blocks the pool cuts a product into (``_gemm.products``): ``set_num_threads``'s count,
+    or ``default`` (numba's pool size) before it is called."""
+    return int(_STATE.get("num_threads") or default)
 
 
 def get_num_threads() -> int:

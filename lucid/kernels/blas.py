@@ -116,10 +116,14 @@ def _pool_gemm(a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
         return None
     la = _layout(a)
     lb = _layout(b) if la is not None else None
-    if lb is None or (a.ctypes.data | b.ctypes.data) % a.itemsize:
+    if lb is None:
+        return None
+    pa, pb = a.ctypes.data, b.ctypes.data
+    if (pa | pb) % a.itemsize:
         return None
     out = np.empty((m, n), a.dtype)
-    _gemm.products(a, int(la[0] == _TRANS), la[1], b, int(lb[0] == _TRANS), lb[1], out)
+    _gemm.products(pa, int(la[0] == _TRANS), la[1], pb, int(lb[0] == _TRANS), lb[1],
+                   out.ctypes.data, m, n, k, a.itemsize == 8)
     return out
 
 
@@ -153,8 +157,8 @@ def bmm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.matmul(a, b)
     out = np.empty((*batch, m, n), a.dtype)
     if pool:
-        _gemm.products(a3[0], int(la[0] == _TRANS), la[1], b3[0], int(lb[0] == _TRANS), lb[1],
-                       out, count, sa, sb)
+        _gemm.products(pa, int(la[0] == _TRANS), la[1], pb, int(lb[0] == _TRANS), lb[1],
+                       out.ctypes.data, m, n, k, it == 8, count, sa, sb)
         return out
     fn(_ROW_MAJOR, la[0], lb[0], m, n, k, 1.0, pa, la[1], sa // it, pb, lb[1], sb // it, 0.0,
        out.ctypes.data, n, m * n, count)
