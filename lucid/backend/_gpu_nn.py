@@ -7,6 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
+from ..kernels._targets import check_targets
 from ._gpu_common import erf, exp, logsumexp, mx
 
 Array = Any
@@ -95,9 +98,20 @@ def _ce_parts(x: Array, target: Array, weight: Array | None, ignore_index: int
     return keep, t, wt, w
 
 
+def _check_targets(target: Array, n: int, ignore_index: int) -> None:
+    """``check_targets`` with the test on the device: one sync, the message from the host."""
+    if not target.size:
+        return
+    bad = mx.logical_and(target != ignore_index, mx.logical_or(target < 0, target >= n))
+    if mx.any(bad).item():
+        check_targets(np.array(target), n, ignore_index)
+
+
 def cross_entropy(x: Array, target: Array, weight: Array | None, ignore_index: int,
                   label_smoothing: float) -> tuple[Array, Array, Array]:
-    """Per-row loss of logits (rows, n) against class indices: ``(loss, lse, wt)``."""
+    """Per-row loss of logits (rows, n) against class indices: ``(loss, lse, wt)``; raises
+    IndexError for a class index outside ``[0, n)``."""
+    _check_targets(target, x.shape[1], ignore_index)
     keep, t, wt, w = _ce_parts(x, target, weight, ignore_index)
     if x.shape[0] == 0:
         z = mx.zeros((0,), x.dtype)

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from ..kernels._splitmix import GOLDEN, MIX1, MIX2, threshold
+from ..kernels._targets import check_targets
 from . import _rnn_ref
 from ._activation_ref import ActivationReference
 
@@ -155,7 +156,9 @@ class NnReference(ActivationReference):
     def cross_entropy(x: Array, target: Array, weight: Array | None, ignore_index: int,
                       label_smoothing: float) -> tuple[Array, Array, Array]:
         """Per-row loss of logits (rows, n) against class indices: ``(loss, lse, wt)`` with the
-        row log-sum-exp and the target's class weight (0 where ``ignore_index``)."""
+        row log-sum-exp and the target's class weight (0 where ``ignore_index``). Raises
+        IndexError for a class index outside ``[0, n)``."""
+        check_targets(target, x.shape[1], ignore_index)
         keep, t, wt, w = NnReference._ce_parts(x, target, weight, ignore_index)
         if x.size == 0:  # no rows, or no classes (only valid with no rows left to score)
             return (np.zeros(x.shape[0], x.dtype),) * 2 + (wt.astype(x.dtype),)
@@ -172,6 +175,7 @@ class NnReference(ActivationReference):
     def cross_entropy_backward(x: Array, target: Array, lse: Array, weight: Array | None,
                                grow: Array, ignore_index: int, label_smoothing: float) -> Array:
         """d(sum_i grow[i] * loss[i]) / dx for ``cross_entropy``."""
+        check_targets(target, x.shape[1], ignore_index)
         keep, t, wt, w = NnReference._ce_parts(x, target, weight, ignore_index)
         n, ls = x.shape[1], label_smoothing
         grow = np.where(keep, grow, 0).astype(x.dtype)

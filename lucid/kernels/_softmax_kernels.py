@@ -121,7 +121,8 @@ def _softmax_bwd_last(y, g, out, log):
 
 
 def _ce_fwd(x, t, w, ignore, smooth, loss, lse, wt):
-    """Cross-entropy of logits x[rows, n] against class indices t, with log-softmax fused.
+    """Cross-entropy of logits x[rows, n] against class indices t, with log-softmax fused;
+    returns how many targets (not ``ignore``) lie outside [0, n), their rows scored 0.
 
     W = sum_c w[c] (n without weights; w empty = no weights)
     for i in prange(rows):
@@ -140,6 +141,7 @@ def _ce_fwd(x, t, w, ignore, smooth, loss, lse, wt):
             big_w += w[j]
     else:
         big_w = float(n)
+    bad = 0
     for i in prange(rows):
         r = x[i]
         mx = _row_max(r)
@@ -164,16 +166,19 @@ def _ce_fwd(x, t, w, ignore, smooth, loss, lse, wt):
         ls = mx + np.log(s)
         lse[i] = ls
         ti = t[i]
-        if ti == ignore:
+        if ti == ignore or ti < 0 or ti >= n:  # out of range: counted, the caller raises
             loss[i] = 0.0
             wt[i] = 0.0
-            continue
-        wti = w[ti] if has_w else 1.0
-        v = (1.0 - smooth) * wti * (ls - r[ti])
-        if smooth > 0.0:
-            v += smooth / n * (big_w * ls - sx)
-        loss[i] = v
-        wt[i] = wti
+            if ti != ignore:
+                bad += 1
+        else:
+            wti = w[ti] if has_w else 1.0
+            v = (1.0 - smooth) * wti * (ls - r[ti])
+            if smooth > 0.0:
+                v += smooth / n * (big_w * ls - sx)
+            loss[i] = v
+            wt[i] = wti
+    return bad
 
 
 def _ce_bwd(x, t, lse, w, grow, ignore, smooth, out):
@@ -184,6 +189,7 @@ def _ce_bwd(x, t, lse, w, grow, ignore, smooth, out):
         else: A = (1 - smooth) * w[t[i]] + smooth / n * W
               out[i, j] = grow[i] * (exp(x[i, j] - lse[i]) * A - smooth / n * w[j])
               out[i, t[i]] -= grow[i] * (1 - smooth) * w[t[i]]
+    returns how many targets (not ``ignore``) lie outside [0, n), their rows 0.
     """
     rows, n = x.shape
     has_w = w.shape[0] > 0
@@ -194,26 +200,30 @@ def _ce_bwd(x, t, lse, w, grow, ignore, smooth, out):
     else:
         big_w = float(n)
     dt = x.dtype.type
+    bad = 0
     for i in prange(rows):
         o = out[i]
         ti = t[i]
-        if ti == ignore:
+        if ti == ignore or ti < 0 or ti >= n:  # out of range: counted, the caller raises
             for j in range(n):
                 o[j] = 0.0
-            continue
-        r = x[i]
-        gi = grow[i]
-        wti = w[ti] if has_w else 1.0
-        a = dt(gi * ((1.0 - smooth) * wti + smooth / n * big_w))
-        ls = dt(lse[i])
-        c = dt(gi * smooth / n)
-        if has_w and smooth > 0.0:
-            for j in range(n):
-                o[j] = fast_exp(r[j] - ls) * a - c * w[j]
+            if ti != ignore:
+                bad += 1
         else:
-            for j in range(n):
-                o[j] = fast_exp(r[j] - ls) * a - c
-        o[ti] -= dt(gi * (1.0 - smooth) * wti)
+            r = x[i]
+            gi = grow[i]
+            wti = w[ti] if has_w else 1.0
+            a = dt(gi * ((1.0 - smooth) * wti + smooth / n * big_w))
+            ls = dt(lse[i])
+            c = dt(gi * smooth / n)
+            if has_w and smooth > 0.0:
+                for j in range(n):
+                    o[j] = fast_exp(r[j] - ls) * a - c * w[j]
+            else:
+                for j in range(n):
+                    o[j] = fast_exp(r[j] - ls) * a - c
+            o[ti] -= dt(gi * (1.0 - smooth) * wti)
+    return bad
 
 
 def _sig_rows(T):

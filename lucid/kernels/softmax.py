@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _softmax_kernels as K
+from ._targets import check_targets
 from ._threads import use_parallel
 
 __all__ = ["softmax", "softmax_backward", "cross_entropy", "cross_entropy_backward", "supports"]
@@ -99,19 +100,6 @@ def _prep_weight(weight: np.ndarray | None, dtype: np.dtype) -> np.ndarray:
     return np.ascontiguousarray(weight, dtype=dtype)
 
 
-def check_targets(target: np.ndarray, n_classes: int, ignore_index: int) -> None:
-    """Raise IndexError naming the first class index outside ``[0, n_classes)``."""
-    if not target.size or (target.min() >= 0 and target.max() < n_classes):
-        return
-    bad = (target != ignore_index) & ((target < 0) | (target >= n_classes))
-    if bad.any():
-        v = int(target[bad][0])
-        raise IndexError(
-            f"Target {v} is out of bounds. Expected class indices in [0, {n_classes}) "
-            f"or ignore_index={ignore_index}."
-        )
-
-
 def cross_entropy(
     x: np.ndarray,
     target: np.ndarray,
@@ -132,17 +120,19 @@ def cross_entropy(
     x = np.ascontiguousarray(x)
     rows, n = x.shape
     t = np.ascontiguousarray(target, dtype=np.int64).reshape(-1)
-    check_targets(t, n, ignore_index)
     w = _prep_weight(weight, x.dtype)
     loss = np.empty(rows, x.dtype)
     lse = np.empty(rows, x.dtype)
     wt = np.empty(rows, x.dtype)
     if rows and n:
-        _pick(K.ce_fwd, x.size)(x, t, w, int(ignore_index), float(label_smoothing), loss, lse,
-                                wt)
-    elif rows:
-        raise IndexError(f"Target {int(t[0])} is out of bounds. Expected class indices in "
-                         f"[0, 0) or ignore_index={ignore_index}.")
+        if _pick(K.ce_fwd, x.size)(x, t, w, int(ignore_index), float(label_smoothing), loss,
+                                   lse, wt):
+            check_targets(t, n, ignore_index)  # the kernel counted targets out of range
+    elif rows:  # no classes: every target not ignored is out of range
+        check_targets(t, n, ignore_index)
+        loss[...] = 0
+        lse[...] = 0
+        wt[...] = 0
     return loss, lse, wt
 
 
@@ -157,7 +147,8 @@ def cross_entropy_backward(
 ) -> np.ndarray:
     """Gradient of ``cross_entropy`` w.r.t. ``x``, row i scaled by ``grow[i]``.
 
-    ``grow`` already holds the incoming gradient and the reduction's divisor.
+    ``grow`` already holds the incoming gradient and the reduction's divisor. Raises
+    IndexError for a class index outside ``[0, n)`` (the kernel never reads through one).
 
     Example::
 
@@ -166,12 +157,11 @@ def cross_entropy_backward(
     x = np.ascontiguousarray(x)
     rows, n = x.shape
     t = np.ascontiguousarray(target, dtype=np.int64).reshape(-1)
-    check_targets(t, n, ignore_index)  # the kernel reads x[i, t[i]]: never out of bounds
     w = _prep_weight(weight, x.dtype)
     g = np.empty(rows, x.dtype)  # writable: a read-only array would compile another overload
     g[...] = grow
     out = np.empty(x.shape, x.dtype)
-    if x.size:
-        _pick(K.ce_bwd, x.size)(x, t, np.ascontiguousarray(lse, dtype=x.dtype), w, g,
-                                int(ignore_index), float(label_smoothing), out)
+    if x.size and _pick(K.ce_bwd, x.size)(x, t, np.ascontiguousarray(lse, dtype=x.dtype), w, g,
+                                          int(ignore_index), float(label_smoothing), out):
+        check_targets(t, n, ignore_index)  # the kernel counted targets out of range
     return out
