@@ -45,11 +45,7 @@ __all__ = ["fortran_gemm", "library", "mkl", "reset", "set_threads"]
 
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
-_ROW_MAJOR, _NO_TRANS, _TRANS = 101, 111, 112
 _GNU_LAYER, _LP64 = 3, 0
-_INT_MAX = 2**31 - 1
-# below this many multiply-adds a product stays with numpy (one call's overhead either way)
-MIN_WORK = 4096
 
 _STATE: dict[str, Any] = {"lib": None, "loaded": False, "threads": None, "choice": "numpy",
                           "forked": False}

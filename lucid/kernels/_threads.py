@@ -112,8 +112,8 @@ def _amd_avx512() -> bool:
             first = f.read(1 << 16).split("\n\n", 1)[0]
     except OSError:
         return False
-    fields = dict(line.split(":", 1) for line in first.splitlines() if ":" in line)
-    fields = {key.strip(): value for key, value in fields.items()}
+    fields = {key.strip(): value for key, _, value in
+              (line.partition(":") for line in first.splitlines())}
     return "AuthenticAMD" in fields.get("vendor_id", "") and \
         "avx512f" in fields.get("flags", "").split()
 

@@ -73,6 +73,24 @@ def _layout(a: np.ndarray) -> tuple[int, int] | None:
     return None
 
 
+def _operands(a: np.ndarray, b: np.ndarray) -> tuple | None:
+    """(m, n, k, la, lb, pa, pb) for 2-D ``a`` (m, k) and ``b`` (k, n) of one dtype that BLAS
+    can read in place (layouts from ``_layout``, data addresses), else None."""
+    if a.ndim != 2 or b.ndim != 2 or b.dtype != a.dtype:
+        return None
+    (m, k), n = a.shape, b.shape[1]
+    if b.shape[0] != k or m * n * k < MIN_WORK or max(m, n, k) > _INT_MAX:
+        return None
+    la = _layout(a)
+    lb = _layout(b) if la is not None else None
+    if lb is None:
+        return None
+    pa, pb = a.ctypes.data, b.ctypes.data
+    if (pa | pb) % a.itemsize:  # (a view at an odd byte offset is not)
+        return None
+    return m, n, k, la, lb, pa, pb
+
+
 def gemm(a: np.ndarray, b: np.ndarray, bias: np.ndarray | None = None) -> np.ndarray:
     """``a @ b`` (``+ bias``, broadcast against the product) as a new array, as numpy computes
     it, on MKL or the pool when it can take the operands as they lie.
@@ -87,44 +105,29 @@ def gemm(a: np.ndarray, b: np.ndarray, bias: np.ndarray | None = None) -> np.nda
         if out is None:
             out = np.matmul(a, b)
         return out if bias is None else add_into(out, bias)
-    fn = lib.fns.get(a.dtype) if a.ndim == 2 and b.ndim == 2 else None
-    if fn is not None and b.dtype == a.dtype:
-        m, k = a.shape
-        n = b.shape[1]
-        la = lb = None
-        if b.shape[0] == k and m * n * k >= MIN_WORK and max(m, n, k) <= _INT_MAX:
-            la = _layout(a)
-            lb = _layout(b) if la is not None else None
-        if lb is not None and (bias is None or _bias_ok(bias, a.dtype, m, n)):
-            pa, pb, it = a.ctypes.data, b.ctypes.data, a.itemsize
-            if pa % it == 0 and pb % it == 0:  # (a view at an odd byte offset is not)
-                out = np.empty((m, n), a.dtype)
-                row = bias is not None and _is_row(bias)
-                beta = 0.0
-                if bias is not None and not row:
-                    np.copyto(out, bias)
-                    beta = 1.0
-                fn(_ROW_MAJOR, la[0], lb[0], m, n, k, 1.0, pa, la[1], pb, lb[1], beta,
-                   out.ctypes.data, n)
-                return add_into(out, bias) if row else out
+    fn = lib.fns.get(a.dtype)
+    ops = _operands(a, b) if fn is not None else None
+    if ops is not None and (bias is None or _bias_ok(bias, a.dtype, ops[0], ops[1])):
+        m, n, k, la, lb, pa, pb = ops
+        out = np.empty((m, n), a.dtype)
+        row = bias is not None and _is_row(bias)
+        beta = 0.0
+        if bias is not None and not row:
+            np.copyto(out, bias)
+            beta = 1.0
+        fn(_ROW_MAJOR, la[0], lb[0], m, n, k, 1.0, pa, la[1], pb, lb[1], beta,
+           out.ctypes.data, n)
+        return add_into(out, bias) if row else out
     out = np.matmul(a, b)
     return out if bias is None else add_into(out, bias)
 
 
 def _pool_gemm(a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
     """``a @ b`` on the pool (``_gemm.products``), or None where it does not take them."""
-    if a.ndim != 2 or b.ndim != 2 or a.dtype != b.dtype or a.dtype not in _FLOATS or _NO_JIT:
+    ops = _operands(a, b) if a.dtype in _FLOATS and not _NO_JIT else None
+    if ops is None:
         return None
-    (m, k), n = a.shape, b.shape[1]
-    if b.shape[0] != k or m * n * k < MIN_WORK or max(m, n, k) > _INT_MAX:
-        return None
-    la = _layout(a)
-    lb = _layout(b) if la is not None else None
-    if lb is None:
-        return None
-    pa, pb = a.ctypes.data, b.ctypes.data
-    if (pa | pb) % a.itemsize:
-        return None
+    m, n, k, la, lb, pa, pb = ops
     out = np.empty((m, n), a.dtype)
     _gemm.products(pa, int(la[0] == _TRANS), la[1], pb, int(lb[0] == _TRANS), lb[1],
                    out.ctypes.data, m, n, k, a.itemsize == 8)
@@ -138,11 +141,11 @@ def bmm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     threads meeting libgomp's spinning ones, ``_threads``), whole products per thread on
     the pool."""
     lib = _STATE["lib"] if _STATE["loaded"] else _mkl()
-    pool = lib is None and _STATE["choice"] == "pool" and not _NO_JIT
-    fn = lib.batched.get(a.dtype) if lib is not None and a.ndim >= 2 and b.ndim >= 2 else None
-    if pool and a.dtype in _FLOATS and a.ndim >= 2 and b.ndim >= 2:
-        fn = True
-    if fn is None or b.dtype != a.dtype or b.shape[-2] != a.shape[-1]:
+    if a.ndim < 2 or b.ndim < 2 or b.dtype != a.dtype or b.shape[-2] != a.shape[-1]:
+        return np.matmul(a, b)
+    fn = lib.batched.get(a.dtype) if lib is not None else None
+    pool = lib is None and _STATE["choice"] == "pool" and a.dtype in _FLOATS and not _NO_JIT
+    if fn is None and not pool:
         return np.matmul(a, b)
     try:
         batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
