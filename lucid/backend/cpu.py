@@ -115,6 +115,13 @@ class CpuBackend(NumpyBackend):
             return _mm.matmul(a, b)
         return np.matmul(a, b)
 
+    # a linear layer's two gradient products side by side, half the threads on each
+    # (kernels/blas.py: gemm_pair)
+    def matmul_pair(self, a1: Array, b1: Array, a2: Array, b2: Array) -> tuple[Array, Array]:
+        if a1.dtype in _HALF or a1.ndim != 2 or b1.ndim != 2 or a2.ndim != 2 or b2.ndim != 2:
+            return NumpyBackend.matmul_pair(self, a1, b1, a2, b2)
+        return _mm.matmul_pair(a1, b1, a2, b2)
+
     # a linear layer's product and bias in one call: the bias goes onto the fresh product
     # while it is in cache (kernels/blas.py)
     def addmm(self, c: Array, a: Array, b: Array) -> Array:

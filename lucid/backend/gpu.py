@@ -364,6 +364,10 @@ class GpuBackend(GpuState):
     matmul = staticmethod(_gpu_ops.matmul)
 
     @staticmethod
+    def matmul_pair(a1: Array, b1: Array, a2: Array, b2: Array) -> tuple[Array, Array]:
+        return _gpu_ops.matmul(a1, b1), _gpu_ops.matmul(a2, b2)
+
+    @staticmethod
     def addmm(c: Array, a: Array, b: Array) -> Array:
         return _gpu_ops.matmul(a, b) + c
     @staticmethod

@@ -27,7 +27,7 @@ from . import _blaslib
 from ._jit import helper, kernel
 from ._threads import ONE_BLAS_THREAD, block_count
 
-__all__ = ["gemm", "products"]
+__all__ = ["gemm", "pair", "products"]
 
 for _dt, _sym in (("float32", "lucid_sgemm"), ("float64", "lucid_dgemm")):
     ll.add_symbol(_sym, _blaslib.fortran_gemm(_dt))
@@ -160,6 +160,27 @@ def _edge(n, t, parts):
     return min(n, (n * t // parts + BLOCK // 2) // BLOCK * BLOCK)
 
 
+@helper
+def _block(ta, lda, tb, ldb, m, n, k, xa, xb, xc, wide, t, parts, split_n):
+    """Block ``t`` of ``parts`` of one product (``_products``' layout), one BLAS call:
+    C[:, cols of t] = A @ B[:, cols of t] (``split_n``), or the rows of t of C = A @ B."""
+    it = 8 if wide else 4
+    tx = _T if tb else _N  # column-major BLAS computes C^T = B^T A^T: B goes first
+    ty = _T if ta else _N
+    if split_n:
+        j0 = _edge(n, t, parts)
+        j1 = _edge(n, t + 1, parts)
+        if j1 > j0:
+            xb = xb + (j0 * ldb if tb else j0) * it
+            _call_ptr(tx, ty, j1 - j0, m, k, xb, ldb, xa, lda, xc + j0 * it, n, wide)
+    else:
+        i0 = _edge(m, t, parts)
+        i1 = _edge(m, t + 1, parts)
+        if i1 > i0:
+            xa = xa + (i0 if ta else i0 * lda) * it
+            _call_ptr(tx, ty, n, i1 - i0, k, xb, ldb, xa, lda, xc + i0 * n * it, n, wide)
+
+
 def _products(ta, lda, tb, ldb, m, n, k, pa, pb, pc, wide, count, sa, sb, parts, split_n):
     """C[i] = A[i] @ B[i] for i < count, by address: C row-major (m, n), one after another;
     A (m, k) and B (k, n) row-major (t = 0) or column-major (t = 1) with leading dims lda/ldb,
@@ -169,26 +190,25 @@ def _products(ta, lda, tb, ldb, m, n, k, pa, pb, pc, wide, count, sa, sb, parts,
     for item in prange(count * parts):  C[i][:, cols of t] = A[i] @ B[i][:, cols of t]
     """
     it = 8 if wide else 4
-    tx = _T if tb else _N  # column-major BLAS computes C^T = B^T A^T: B goes first
-    ty = _T if ta else _N
     for item in prange(count * parts):
         i = item // parts
         t = item - i * parts
-        xa = pa + i * sa
-        xb = pb + i * sb
-        xc = pc + i * m * n * it
-        if split_n:
-            j0 = _edge(n, t, parts)
-            j1 = _edge(n, t + 1, parts)
-            if j1 > j0:
-                xb = xb + (j0 * ldb if tb else j0) * it
-                _call_ptr(tx, ty, j1 - j0, m, k, xb, ldb, xa, lda, xc + j0 * it, n, wide)
+        _block(ta, lda, tb, ldb, m, n, k, pa + i * sa, pb + i * sb, pc + i * m * n * it, wide,
+               t, parts, split_n)
+
+
+def _pair(ta1, lda1, tb1, ldb1, m1, n1, k1, pa1, pb1, pc1,
+          ta2, lda2, tb2, ldb2, m2, n2, k2, pa2, pb2, pc2, wide, parts):
+    """Two independent products (``_products``' layout, count 1) in one parallel region,
+    ``parts`` blocks each along its longer output side: on two threads, one whole product
+    per thread (a linear layer's two gradient products, of equal work)."""
+    for item in prange(2 * parts):
+        if item < parts:
+            _block(ta1, lda1, tb1, ldb1, m1, n1, k1, pa1, pb1, pc1, wide, item, parts,
+                   n1 >= m1)
         else:
-            i0 = _edge(m, t, parts)
-            i1 = _edge(m, t + 1, parts)
-            if i1 > i0:
-                xa = xa + (i0 if ta else i0 * lda) * it
-                _call_ptr(tx, ty, n, i1 - i0, k, xb, ldb, xa, lda, xc + i0 * n * it, n, wide)
+            _block(ta2, lda2, tb2, ldb2, m2, n2, k2, pa2, pb2, pc2, wide, item - parts, parts,
+                   n2 >= m2)
 
 
 def _sig_products(_t):
@@ -198,6 +218,7 @@ def _sig_products(_t):
 POOL = (kernel(_products, name="gemm.products", signatures=[_sig_products]),
         kernel(_products, name="gemm.products[par]", parallel=True,
                signatures=[_sig_products]))
+PAIR = kernel(_pair, name="gemm.pair", parallel=True, signatures=[lambda _t: (nbt.int64,) * 22])
 
 
 def products(pa: int, ta: int, lda: int, pb: int, tb: int, ldb: int, pc: int, m: int, n: int,
@@ -221,6 +242,19 @@ def products(pa: int, ta: int, lda: int, pb: int, tb: int, ldb: int, pc: int, m:
         POOL[1](*args, 1, 0)
     else:
         POOL[1](*args, threads, int(n >= m))
+
+
+def pair(one: tuple[int, ...], two: tuple[int, ...], wide: bool) -> bool:
+    """Two independent products ``one`` and ``two``, each ``(ta, lda, tb, ldb, m, n, k, pa,
+    pb, pc)`` as ``products`` takes them (count 1), in one parallel region with half the
+    threads on each; False (nothing computed) where that does not pay: an odd thread count,
+    a forked child, or a product below the pool's size (``products`` then runs them)."""
+    threads = block_count(numba.config.NUMBA_NUM_THREADS)
+    if threads < 2 or threads % 2 or _blaslib._STATE["forked"] or \
+            min(one[4] * one[5] * one[6], two[4] * two[5] * two[6]) < POOL_MIN:
+        return False
+    PAIR(*one, *two, wide, threads // 2)
+    return True
 
 
 if numba.config.DISABLE_JIT:  # kernels as plain Python (NUMBA_DISABLE_JIT=1): numpy's product

@@ -25,7 +25,7 @@ import numpy as np
 
 from . import blas
 
-__all__ = ["matmul"]
+__all__ = ["matmul", "matmul_pair"]
 
 
 def _shared_right(b: np.ndarray) -> bool:
@@ -61,3 +61,10 @@ def matmul(a: np.ndarray, b: np.ndarray, bias: np.ndarray | None = None) -> np.n
     # numpy raises its own shape errors (and takes empty batches)
     out = blas.bmm(a, b) if a.ndim >= 2 and b.ndim >= 2 else np.matmul(a, b)
     return out if bias is None else blas.add_into(out, bias)
+
+
+def matmul_pair(a1: np.ndarray, b1: np.ndarray, a2: np.ndarray, b2: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """``(a1 @ b1, a2 @ b2)`` for 2-D float operands, side by side where the library can
+    (``blas.gemm_pair``)."""
+    return blas.gemm_pair(np.asarray(a1), np.asarray(b1), np.asarray(a2), np.asarray(b2))

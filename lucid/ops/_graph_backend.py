@@ -285,6 +285,9 @@ class GraphBackend(ActivationReference):
     def matmul(self, a: Any, b: Any) -> Tensor:
         return _mm.matmul(self.t(a), self.t(b))
 
+    def matmul_pair(self, a1: Any, b1: Any, a2: Any, b2: Any) -> tuple[Tensor, Tensor]:
+        return self.matmul(a1, b1), self.matmul(a2, b2)
+
     # ---- indexing -------------------------------------------------------------------------
     def getitem(self, x: Any, idx: Any) -> Tensor:
         return _ix.getitem(self.t(x), self._index(idx))

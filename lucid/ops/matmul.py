@@ -209,6 +209,11 @@ class Linear(Op):
         gb = None
         if self.has_b and p[2] is not None:  # first, while g is in cache (nanoGPT: -0.2 ms)
             gb = be.sum(g, tuple(range(g.ndim - 1)), False) if g.ndim > 1 else g
+        if p[0] is not None and p[1] is not None and x.ndim > 1:
+            # both products at once: the backend may run them side by side
+            g2 = be.reshape(g, (-1, g.shape[-1]))
+            gx, gw = be.matmul_pair(g2, w, be.swapaxes(g2, 0, 1), be.reshape(x, (-1, x.shape[-1])))
+            return be.reshape(gx, x.shape), gw, gb
         gx = be.matmul(g, w) if p[0] is not None else None
         gw = None
         if p[1] is not None:

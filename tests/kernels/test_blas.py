@@ -12,6 +12,7 @@ import numba
 import numpy as np
 import pytest
 
+import lucid
 from lucid.backend.cpu import CpuBackend
 from lucid.backend.numpy_ref import NumpyBackend
 from lucid.kernels import _blaslib, _gemm, _threads, blas
@@ -416,3 +417,65 @@ def test_the_pool_holds_scipys_blas_at_one_thread():
     assert res.returncode == 0, res.stderr[-3000:]
     pinned, counts = res.stdout.strip().splitlines()[-1].split(" ", 1)
     assert pinned == "True" and set(eval(counts)) == {1}
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("la", LAYOUTS)
+@pytest.mark.parametrize("lb", LAYOUTS)
+def test_gemm_pair_every_layout(lib, dt, la, lb):
+    """Two products of different shapes and layouts in one call: each is numpy's."""
+    r = np.random.default_rng(13)
+    a1, b1 = _operand(r, (70, 30), la, dt), _operand(r, (30, 45), lb, dt)
+    a2, b2 = _operand(r, (20, 30), lb, dt), _operand(r, (30, 75), la, dt)
+    o1, o2 = blas.gemm_pair(a1, b1, a2, b2)
+    for o, ref in ((o1, _ref(a1, b1)), (o2, _ref(a2, b2))):
+        assert o.dtype == dt and o.shape == ref.shape and o.flags.c_contiguous
+        np.testing.assert_allclose(o, ref, **_tol(dt))
+
+
+@pytest.mark.parametrize("blocks", [1, 2, 3, 4])
+@pytest.mark.parametrize("forked", [False, True])
+def test_pool_pair_side_by_side(pool, monkeypatch, blocks, forked):
+    """On the pool the two run in one region, half the blocks each, edges off the 16-element
+    grid (an odd block count or a forked child: one after the other); both are numpy's."""
+    monkeypatch.setattr(_gemm, "block_count", lambda default: blocks)
+    monkeypatch.setitem(_blaslib._STATE, "forked", forked)
+    regions = []
+    kern = _gemm.PAIR
+    monkeypatch.setattr(_gemm, "PAIR", lambda *a: regions.append(a[-1]) or kern(*a))
+    r = np.random.default_rng(14)
+    for dt in (np.float32, np.float64):
+        g, w, x = (r.standard_normal(s).astype(dt) for s in ((50, 37), (37, 90), (50, 90)))
+        gx, gw = blas.gemm_pair(g, w, g.T, x)
+        np.testing.assert_allclose(gx, _ref(g, w), **_tol(dt))
+        np.testing.assert_allclose(gw, _ref(g.T, x), **_tol(dt))
+    assert regions == ([] if blocks % 2 or forked else [blocks // 2] * 2)
+
+
+def test_matmul_pair_backends_agree():
+    """``matmul_pair`` is two ``matmul`` calls on the reference backend; the CPU backend's
+    (the pool's pair, half floats through float32) gives the same products."""
+    r = np.random.default_rng(15)
+    for dt in (np.float16, np.float32, np.float64):
+        g, w, x = (r.standard_normal(s).astype(dt) for s in ((64, 48), (48, 80), (64, 80)))
+        ref = NumpyBackend().matmul_pair(g, w, g.T, x)
+        got = CpuBackend().matmul_pair(g, w, g.T, x)
+        tol = dict(rtol=2e-2, atol=2e-1) if dt == np.float16 else _tol(dt)
+        for a, b in zip(got, ref):
+            assert a.dtype == b.dtype == dt
+            np.testing.assert_allclose(a.astype(np.float64), b.astype(np.float64), **tol)
+
+
+@pytest.mark.parametrize("shape", [(6, 40), (3, 5, 40)])
+def test_linear_gradients_through_the_pair(pool, shape):
+    """A linear layer's input and weight gradients (one pair of products) against numpy, for
+    2-D and 3-D inputs, float64."""
+    r = np.random.default_rng(16)
+    xn, wn, bn = r.standard_normal(shape), r.standard_normal((30, 40)), r.standard_normal(30)
+    gn = r.standard_normal((*shape[:-1], 30))
+    x, w, b = (lucid.tensor(a, requires_grad=True) for a in (xn, wn, bn))
+    lucid.nn.functional.linear(x, w, b).backward(lucid.tensor(gn))
+    g2 = gn.reshape(-1, 30)
+    np.testing.assert_allclose(x.grad.numpy(), (g2 @ wn).reshape(shape), rtol=1e-12)
+    np.testing.assert_allclose(w.grad.numpy(), g2.T @ xn.reshape(-1, 40), rtol=1e-12)
+    np.testing.assert_allclose(b.grad.numpy(), g2.sum(0), rtol=1e-12)
