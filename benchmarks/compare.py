@@ -43,8 +43,10 @@ from bench_models import MODELS, TITLES, make_step, time_steps
 
 ROOT = Path(__file__).resolve().parents[1]
 FRAMEWORKS = ("lucid", "torch")
-# (warm, timed) steps per round: the heavy models get fewer
-STEPS = {"resnet18": (1, 2), "dcgan": (2, 4), "lstm_lm": (2, 4), "gpt": (2, 5),
+# (warm, timed) steps per round: the heavy models get fewer; the MLP's 3 ms step gets more,
+# so that one of its batches lasts ~35 ms, not 12 (per-round MLP ratios spread 0.64-1.20
+# in 10 rounds of 4 steps)
+STEPS = {"resnet18": (1, 2), "dcgan": (2, 4), "lstm_lm": (2, 4), "gpt": (2, 5), "mlp": (3, 24),
          "transformer": (2, 5)}
 DEFAULT_STEPS = (3, 8)
 

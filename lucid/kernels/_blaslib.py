@@ -26,8 +26,11 @@ kernels; one thread, float32, microseconds, MKL / OpenBLAS::
     128x784 @ 784x512   1228 / 1066      512x128 @ 128x784   1197 / 1007
     128x512 @ 512x256    368 /  352      128x256 @ 256x10      57 /   11
 
-OpenBLAS's own threads, though, fight libgomp's spinning ones (numpy's OpenBLAS for the
-products: MLP step 1.49x torch's time), hence the pool.
+(later runs put the two large ones within this machine's noise of each other, MKL 1047-1216
+and 333-363 us, OpenBLAS 1064-1301 and 353-404 us; the small products' gap holds, 45-56 vs
+15-21 us). The pool's gain is mostly its threading: OpenBLAS's own threads fight libgomp's
+spinning ones (numpy's OpenBLAS for the products: MLP step 1.49x torch's time), and MKL's
+threads took each step 5-14% longer than the pool (``blas.py``).
 """
 
 from __future__ import annotations
