@@ -74,4 +74,4 @@ def test_compare_interleaved_runs_both_frameworks():
     lucid_ms, torch_ms, ratio = row.split(")")[-1].split()
     assert float(lucid_ms) > 0 and float(torch_ms) > 0
     assert math.isclose(float(ratio.rstrip("x")), float(lucid_ms) / float(torch_ms), rel_tol=0.6)
-    assert "2 rounds of 4 step(s)" in res.stderr
+    assert "2 rounds of 12 step(s)" in res.stderr  # the MLP: batches of 12 steps
