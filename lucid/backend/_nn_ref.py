@@ -59,6 +59,11 @@ class NnReference(ActivationReference):
             return np.add(y, c, out=y)
         return np.add(y, c)
 
+    def matmul_pair(self, a1: Any, b1: Any, a2: Any, b2: Any) -> tuple[Any, Any]:
+        """``(a1 @ b1, a2 @ b2)`` for 2-D operands: two independent products a backend may
+        run side by side (a linear layer's input and weight gradients)."""
+        return self.matmul(a1, b1), self.matmul(a2, b2)  # type: ignore[attr-defined]
+
     @staticmethod
     def rnn_steps(dt: np.dtype) -> tuple[ModuleType, ModuleType | None]:
         """What ``_rnn_loop`` runs a recurrent layer of host ``dt`` arrays with: the per-step

@@ -118,7 +118,7 @@ class CpuBackend(NumpyBackend):
     # a linear layer's two gradient products side by side, half the threads on each
     # (kernels/blas.py: gemm_pair)
     def matmul_pair(self, a1: Array, b1: Array, a2: Array, b2: Array) -> tuple[Array, Array]:
-        if a1.dtype in _HALF or a1.ndim != 2 or b1.ndim != 2 or a2.ndim != 2 or b2.ndim != 2:
+        if a1.dtype in _HALF:
             return NumpyBackend.matmul_pair(self, a1, b1, a2, b2)
         return _mm.matmul_pair(a1, b1, a2, b2)
 

@@ -333,11 +333,6 @@ class NumpyBackend(NnReference):
     # ---- linear algebra -----------------------------------------------------------------
     matmul = staticmethod(np.matmul)
 
-    def matmul_pair(self, a1: Array, b1: Array, a2: Array, b2: Array) -> tuple[Array, Array]:
-        """``(a1 @ b1, a2 @ b2)`` for 2-D operands: two independent products a backend may
-        run side by side (a linear layer's input and weight gradients)."""
-        return self.matmul(a1, b1), self.matmul(a2, b2)
-
     @staticmethod
     def outer(a: Array, b: Array) -> Array:
         return np.outer(a, b)

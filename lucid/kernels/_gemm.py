@@ -215,10 +215,14 @@ def _sig_products(_t):
     return (nbt.int64,) * 16
 
 
+def _sig_pair(_t):
+    return (nbt.int64,) * 22
+
+
 POOL = (kernel(_products, name="gemm.products", signatures=[_sig_products]),
         kernel(_products, name="gemm.products[par]", parallel=True,
                signatures=[_sig_products]))
-PAIR = kernel(_pair, name="gemm.pair", parallel=True, signatures=[lambda _t: (nbt.int64,) * 22])
+PAIR = kernel(_pair, name="gemm.pair", parallel=True, signatures=[_sig_pair])
 
 
 def products(pa: int, ta: int, lda: int, pb: int, tb: int, ldb: int, pc: int, m: int, n: int,
@@ -244,17 +248,18 @@ def products(pa: int, ta: int, lda: int, pb: int, tb: int, ldb: int, pc: int, m:
         POOL[1](*args, threads, int(n >= m))
 
 
-def pair(one: tuple[int, ...], two: tuple[int, ...], wide: bool) -> bool:
+def pair(one: tuple[int, ...], two: tuple[int, ...], wide: bool) -> None:
     """Two independent products ``one`` and ``two``, each ``(ta, lda, tb, ldb, m, n, k, pa,
-    pb, pc)`` as ``products`` takes them (count 1), in one parallel region with half the
-    threads on each; False (nothing computed) where that does not pay: an odd thread count,
-    a forked child, or a product below the pool's size (``products`` then runs them)."""
+    pb, pc)`` (``_pair``'s order, count 1): in one parallel region with half the threads on
+    each, or, where that does not pay (an odd thread count, a forked child, a product below
+    the pool's size), one after the other through ``products``."""
     threads = block_count(numba.config.NUMBA_NUM_THREADS)
     if threads < 2 or threads % 2 or _blaslib._STATE["forked"] or \
             min(one[4] * one[5] * one[6], two[4] * two[5] * two[6]) < POOL_MIN:
-        return False
+        for ta, lda, tb, ldb, m, n, k, pa, pb, pc in (one, two):
+            products(pa, ta, lda, pb, tb, ldb, pc, m, n, k, wide)
+        return
     PAIR(*one, *two, wide, threads // 2)
-    return True
 
 
 if numba.config.DISABLE_JIT:  # kernels as plain Python (NUMBA_DISABLE_JIT=1): numpy's product

@@ -112,7 +112,7 @@ def gemm(a: np.ndarray, b: np.ndarray, bias: np.ndarray | None = None) -> np.nda
     """
     lib = _STATE["lib"] if _STATE["loaded"] else _mkl()
     if lib is None:
-        out = _pool_gemm(a, b) if _STATE["choice"] == "pool" else None
+        out = _pool_gemm(a, b) if _on_pool(a.dtype) else None
         if out is None:
             out = np.matmul(a, b)
         return out if bias is None else add_into(out, bias)
@@ -133,9 +133,16 @@ def gemm(a: np.ndarray, b: np.ndarray, bias: np.ndarray | None = None) -> np.nda
     return out if bias is None else add_into(out, bias)
 
 
+def _on_pool(dtype: np.dtype) -> bool:
+    """Products of ``dtype`` run on the pool (the library is chosen on the first call)."""
+    if not _STATE["loaded"]:
+        _mkl()
+    return _STATE["choice"] == "pool" and dtype in _FLOATS and not _NO_JIT
+
+
 def _pool_gemm(a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
     """``a @ b`` on the pool (``_gemm.products``), or None where it does not take them."""
-    ops = _operands(a, b) if a.dtype in _FLOATS and not _NO_JIT else None
+    ops = _operands(a, b)
     if ops is None:
         return None
     out = np.empty((ops[0], ops[1]), a.dtype)
@@ -150,15 +157,14 @@ def gemm_pair(a1: np.ndarray, b1: np.ndarray, a2: np.ndarray, b2: np.ndarray
     are large enough, in one parallel region with half the threads on each product (a
     linear layer's two gradient products are of equal work: on two cores each runs whole
     on one, with no block edges and one launch)."""
-    if _STATE["choice"] == "pool" and not _NO_JIT and a1.dtype in _FLOATS and \
-            a1.dtype == a2.dtype and _mkl() is None:
-        o1, o2 = _operands(a1, b1), _operands(a2, b2)
-        if o1 is not None and o2 is not None:
-            c1 = np.empty((o1[0], o1[1]), a1.dtype)
-            c2 = np.empty((o2[0], o2[1]), a1.dtype)
-            if _gemm.pair(_pool_args(o1, c1), _pool_args(o2, c2), a1.itemsize == 8):
-                return c1, c2
-    return gemm(a1, b1), gemm(a2, b2)
+    o1 = _operands(a1, b1) if a1.dtype == a2.dtype and _on_pool(a1.dtype) else None
+    o2 = _operands(a2, b2) if o1 is not None else None
+    if o2 is None:
+        return gemm(a1, b1), gemm(a2, b2)
+    c1 = np.empty((o1[0], o1[1]), a1.dtype)
+    c2 = np.empty((o2[0], o2[1]), a1.dtype)
+    _gemm.pair(_pool_args(o1, c1), _pool_args(o2, c2), a1.itemsize == 8)
+    return c1, c2
 
 
 def _pool_args(ops: tuple, out: np.ndarray) -> tuple[int, ...]:
@@ -178,7 +184,7 @@ def bmm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if a.ndim < 2 or b.ndim < 2 or b.dtype != a.dtype or b.shape[-2] != a.shape[-1]:
         return np.matmul(a, b)
     fn = lib.batched.get(a.dtype) if lib is not None else None
-    pool = lib is None and _STATE["choice"] == "pool" and a.dtype in _FLOATS and not _NO_JIT
+    pool = lib is None and _on_pool(a.dtype)
     if fn is None and not pool:
         return np.matmul(a, b)
     try:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import blas
+from .blas import gemm_pair as matmul_pair  # 2-D products: nothing to dispatch
 
 __all__ = ["matmul", "matmul_pair"]
 
@@ -62,9 +63,3 @@ def matmul(a: np.ndarray, b: np.ndarray, bias: np.ndarray | None = None) -> np.n
     out = blas.bmm(a, b) if a.ndim >= 2 and b.ndim >= 2 else np.matmul(a, b)
     return out if bias is None else blas.add_into(out, bias)
 
-
-def matmul_pair(a1: np.ndarray, b1: np.ndarray, a2: np.ndarray, b2: np.ndarray
-                ) -> tuple[np.ndarray, np.ndarray]:
-    """``(a1 @ b1, a2 @ b2)`` for 2-D float operands, side by side where the library can
-    (``blas.gemm_pair``)."""
-    return blas.gemm_pair(np.asarray(a1), np.asarray(b1), np.asarray(a2), np.asarray(b2))

@@ -209,21 +209,17 @@ class Linear(Op):
         gb = None
         if self.has_b and p[2] is not None:  # first, while g is in cache (nanoGPT: -0.2 ms)
             gb = be.sum(g, tuple(range(g.ndim - 1)), False) if g.ndim > 1 else g
-        if p[0] is not None and p[1] is not None and x.ndim > 1:
-            # both products at once: the backend may run them side by side
-            g2 = be.reshape(g, (-1, g.shape[-1]))
-            gx, gw = be.matmul_pair(g2, w, be.swapaxes(g2, 0, 1), be.reshape(x, (-1, x.shape[-1])))
-            return be.reshape(gx, x.shape), gw, gb
-        gx = be.matmul(g, w) if p[0] is not None else None
-        gw = None
-        if p[1] is not None:
-            if x.ndim == 1:
-                gw = be.matmul(be.expand_dims(g, -1), be.expand_dims(x, 0))
-            else:
-                g2 = be.reshape(g, (-1, g.shape[-1]))
-                x2 = be.reshape(x, (-1, x.shape[-1]))
-                gw = be.matmul(be.swapaxes(g2, 0, 1), x2)
-        return gx, gw, gb
+        if p[1] is None or x.ndim == 1:
+            gx = be.matmul(g, w) if p[0] is not None else None
+            gw = None if p[1] is None else be.matmul(be.expand_dims(g, -1), be.expand_dims(x, 0))
+            return gx, gw, gb
+        g2 = be.reshape(g, (-1, g.shape[-1]))
+        gt, x2 = be.swapaxes(g2, 0, 1), be.reshape(x, (-1, x.shape[-1]))
+        if p[0] is None:
+            return None, be.matmul(gt, x2), gb
+        # both products at once: the backend may run them side by side
+        gx, gw = be.matmul_pair(g2, w, gt, x2)
+        return be.reshape(gx, x.shape), gw, gb
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
