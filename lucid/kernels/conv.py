@@ -5,7 +5,9 @@
 4x4 instead of 144). ResNet-18's step, paired runs: 1203 -> 902 ms against this module alone,
 then 679 -> 626 ms when the weight transforms were fixed and 4x4 maps of wide layers joined
 (torch 841 in that pair), then (Zen 4) 519 -> 475 and 558 -> 527 ms with F(4x4, 3x3) on 8x8
-and larger maps. Every other layer takes the im2col kernels below.
+and larger maps. The forward and weight gradient of 4x4, stride-2 layers with enough
+channels take ``winograd.forward_s2`` / ``grad_weight_s2`` (F(2x2, 2x2) over the input's
+phases). Every other layer takes the im2col kernels below.
 
 Every pass is im2col + GEMM, one image at a time: the image's columns (Cg*KH*KW, OH*OW) are
 built in a per-chunk buffer that stays in cache, then one BLAS GEMM per image and group writes
@@ -149,6 +151,8 @@ def conv2d(
     ocg = oc // g
     if n and winograd.applies(w.shape, stride, padding, dilation, g, (oh, ow), (h, wd)):
         return winograd.forward(x, w, bias, padding)
+    if n and winograd.applies_s2(w.shape, stride, padding, dilation, g, (oh, ow), (h, wd)):
+        return winograd.forward_s2(x, w, bias, padding)
     out = np.empty((n, g, ocg, oh, ow), x.dtype)
     x5 = _c(x).reshape(n, g, cg, h, wd)
     b2 = (np.zeros(oc, x.dtype) if bias is None else _c(bias)).reshape(g, ocg)
@@ -222,6 +226,9 @@ def conv2d_grad_weight(
         return np.zeros(tuple(weight_shape), x.dtype)
     if winograd.applies(weight_shape, stride, padding, dilation, g, (oh, ow), (h, wd)):
         return winograd.grad_weight(x, gy, padding)
+    if winograd.applies_s2(weight_shape, stride, padding, dilation, g, (oh, ow), (h, wd),
+                           True):
+        return winograd.grad_weight_s2(x, gy, padding)
     x5 = _c(x).reshape(n, g, cg, h, wd)
     g5 = _c(gy).reshape(n, g, ocg, oh, ow)
     nt = _split(n, _work(n, oc, oh, ow, cg, kh, kw))

@@ -1,5 +1,8 @@
 """Winograd kernels for 3x3, stride-1, undilated, ungrouped convolutions: F(2x2, 3x3) and
-F(4x4, 3x3) (Lavin & Gray, "Fast Algorithms for Convolutional Neural Networks", 2015).
+F(4x4, 3x3) (Lavin & Gray, "Fast Algorithms for Convolutional Neural Networks", 2015); and
+for the forward and weight gradient of 4x4, stride-2 ones (DCGAN's), F(2x2, 2x2) over the
+input's four phases (``_winograd_f22.py``: 36 products per 2x2 outputs and input channel,
+9 for each phase, instead of 64).
 
 A 3x3 correlation over an r x r block of outputs takes (r + 2)^2 products of transformed
 input tiles with transformed weights: 16 per 2x2 block (``_winograd_f23.py``) or 36 per 4x4
@@ -28,6 +31,7 @@ import numpy as np
 from numba import prange
 from numba.core import types as nbt
 
+from . import _winograd_f22 as f22
 from . import _winograd_f23 as f23
 from . import _winograd_f43 as f43
 from ._chunks import launch
@@ -36,7 +40,8 @@ from ._gemm import gemm
 from ._jit import dual, helper
 from ._threads import use_parallel
 
-__all__ = ["applies", "forward", "grad_input", "grad_weight"]
+__all__ = ["applies", "applies_s2", "forward", "forward_s2", "grad_input", "grad_weight",
+           "grad_weight_s2"]
 
 # Tiles per GEMM: blocks of images are grouped until they hold at least this many 2x2 tiles
 # (a 4x4 map has 4 tiles per image; a 32x32 map 256).
@@ -77,6 +82,30 @@ MIN_OUTPUTS = 64
 MIN_OUTPUTS_WIDE = 16
 WIDE = 256
 
+# 4x4 stride-2 layers (F(2x2, 2x2) over the input's phases, ``applies_s2``). Paired runs
+# against the im2col kernels, float32, batch 32, 2 cores, padding 1, ms im2col -> F(2x2, 2x2),
+# forward / grad weight (two runs each; this machine's spread between runs is ~5%):
+#     16 -> 32,   32x32 in    1.38 -> 1.12, 1.42 -> 1.11 / 1.42 -> 1.35, 1.49 -> 1.52
+#     64 -> 64,   32x32 in    8.23 -> 7.20, 8.33 -> 7.00 / 8.59 -> 6.98, 8.62 -> 7.06
+#     32 -> 64,   16x16 in    0.98 -> 0.94, 0.97 -> 0.92 / 1.04 -> 1.07, 1.04 -> 1.03
+#    128 -> 256,  16x16 in (batch 64)  23.9 -> 21.6, 24.7 -> 25.8 / 25.4 -> 20.4, 26.6 -> 21.1
+#     64 -> 128,  8x8 in      0.83 -> 0.75, 0.83 -> 0.87 / 0.89 -> 0.75, 0.89 -> 0.87
+#    128 -> 256,  8x8 in      3.02 -> 4.27 / 3.60 -> 2.68, 3.74 -> 3.92
+#    256 -> 512,  8x8 in (batch 8)  3.15 -> 12.2 / 6.55 -> 6.70
+#     16 -> 16,   8x8 in      0.08 -> 0.15 / 0.09 -> 0.14
+# The forward pays from 16 to 64 input channels (wider ones make blocks of few tiles and long
+# rows: slower GEMMs), the weight gradient from 64, both on output maps of 8x8 and more (4x4
+# ones went either way between runs).
+S2_FORWARD_CHANNELS = (16, 64)
+S2_FORWARD_MIN_OUT = 32
+S2_GRAD_WEIGHT_CHANNELS = 64
+S2_MIN_OUTPUTS = 64
+# Images per block of the forward (its GEMMs ran fastest on blocks that stay in cache: 4 of
+# 8x8 outputs, 0.86 ms against 0.94 for 16 at 32 -> 64) and floats of a block's transformed
+# input for the weight gradient (a sum over tiles: long blocks).
+S2_FORWARD_IMAGES = 4
+S2_BLOCK_GRAD_WEIGHT = 300_000
+
 # Floats between the 16 tile-position planes of a block's buffers: planes a power of two
 # apart put the transforms' 16 streams in one cache set (measured 2-3x slower transforms).
 PAD = 32
@@ -115,8 +144,9 @@ def _block_planes(flat, S, rows, pm):
 
 @helper
 def _grid(S, OH, OW):
-    """Tile rows and columns over an (OH, OW) output map: 2x2 tiles for 16 planes, 4x4 for 36."""
-    r = 2 if S == 16 else 4
+    """Tile rows and columns over an (OH, OW) output map: 2x2 tiles for 9 or 16 planes, 4x4
+    for 36."""
+    r = 4 if S == 36 else 2
     return (OH + r - 1) // r, (OW + r - 1) // r
 
 
@@ -124,8 +154,24 @@ def _grid(S, OH, OW):
 def _scratch(S, TH, TW, dtype):
     """Flat scratch buffers of the algorithm (each module shapes its own): the padded plane
     (x's, then gy's), the transforms' lines, the output lines."""
-    n = f23.sizes(TH, TW) if S == 16 else f43.sizes(TH, TW)
+    if S == 16:
+        n = f23.sizes(TH, TW)
+    elif S == 36:
+        n = f43.sizes(TH, TW)
+    else:
+        n = f22.sizes(TH, TW)
     return np.empty(n[0], dtype), np.empty(n[1], dtype), np.empty(n[2], dtype)
+
+
+@helper
+def _input_tiles(S, x, s0, m, pm, T, TH, TW, pt, pl, P, u, V):
+    """The input transform of the algorithm with S tile positions (9: over x's phases)."""
+    if S == 16:
+        f23.input_tiles(x, s0, m, pm, T, TH, TW, pt, pl, P, u, V)
+    elif S == 36:
+        f43.input_tiles(x, s0, m, pm, T, TH, TW, pt, pl, P, u, V)
+    else:
+        f22.input_tiles(x, s0, m, pm, T, TH, TW, pt, pl, P, u, V)
 
 
 def _forward(x, U, bias, out, pt, pl, nb, nt):
@@ -137,8 +183,8 @@ def _forward(x, U, bias, out, pt, pl, nb, nt):
             M[s] = U[s] @ V[s]           (BLAS: (K x C) @ (C x tiles), one per position)
             out[n, k] = A^T M[:, k, tile] A + bias[k]
     """
-    N, C = x.shape[0], x.shape[1]
-    S, K = U.shape[0], U.shape[1]
+    N = x.shape[0]
+    S, K, C = U.shape[0], U.shape[1], U.shape[2]
     TH, TW = _grid(S, out.shape[2], out.shape[3])
     T = TH * TW
     for t in prange(nt):
@@ -151,16 +197,15 @@ def _forward(x, U, bias, out, pt, pl, nb, nt):
             Pm = m * T
             V = _block_planes(vf, S, C, Pm)
             M = _block_planes(mf, S, K, Pm)
-            if S == 16:
-                f23.input_tiles(x, s0, m, Pm, T, TH, TW, pt, pl, P, u, V)
-            else:
-                f43.input_tiles(x, s0, m, Pm, T, TH, TW, pt, pl, P, u, V)
+            _input_tiles(S, x, s0, m, Pm, T, TH, TW, pt, pl, P, u, V)
             for s in range(S):
                 gemm(U[s], V[s, :C * Pm].reshape(C, Pm), M[s, :K * Pm].reshape(K, Pm))
             if S == 16:
                 f23.output_tiles(M, s0, m, Pm, T, TH, TW, out, bias, yb)
-            else:
+            elif S == 36:
                 f43.output_tiles(M, s0, m, Pm, T, TH, TW, out, bias, yb)
+            else:
+                f22.output_tiles(M, s0, m, Pm, T, TH, TW, out, bias, yb)
 
 
 def _grad_weight(x, gy, acc, pt, pl, nb, nt):
@@ -172,8 +217,8 @@ def _grad_weight(x, gy, acc, pt, pl, nb, nt):
             acc[t, s] (+)= E[s] @ V[s]^T           (BLAS: (K x tiles) @ (tiles x C))
     The caller sums over t and applies G^T . G.
     """
-    N, C = x.shape[0], x.shape[1]
-    S, K = acc.shape[1], gy.shape[1]
+    N = x.shape[0]
+    S, K, C = acc.shape[1], gy.shape[1], acc.shape[3]
     TH, TW = _grid(S, gy.shape[2], gy.shape[3])
     T = TH * TW
     zero = x.dtype.type(0)
@@ -191,12 +236,13 @@ def _grad_weight(x, gy, acc, pt, pl, nb, nt):
             Pm = m * T
             V = _block_planes(vf, S, C, Pm)
             E = _block_planes(ef, S, K, Pm)
+            _input_tiles(S, x, s0, m, Pm, T, TH, TW, pt, pl, P, u, V)
             if S == 16:
-                f23.input_tiles(x, s0, m, Pm, T, TH, TW, pt, pl, P, u, V)
                 f23.gy_tiles(gy, s0, m, Pm, T, TH, TW, P, u, E)
-            else:
-                f43.input_tiles(x, s0, m, Pm, T, TH, TW, pt, pl, P, u, V)
+            elif S == 36:
                 f43.gy_tiles(gy, s0, m, Pm, T, TH, TW, P, u, E)
+            else:
+                f22.gy_tiles(gy, s0, m, Pm, T, TH, TW, P, u, E)
             for s in range(S):
                 es = E[s, :K * Pm].reshape(K, Pm)
                 vs = V[s, :C * Pm].reshape(C, Pm)
@@ -211,10 +257,11 @@ def _grad_weight(x, gy, acc, pt, pl, nb, nt):
                             di[j] += ti[j]
 
 
-def _weights(w, U, flip):
+def _weights(w, U, mode):
     """U[s, k, c] = (G w[k, c] G^T) at tile position s (16 of F(2x2, 3x3) or 36 of
-    F(4x4, 3x3), U's first axis); with ``flip``, U[s, c, k] from w[k, c] turned by 180
-    degrees (grad input's weights: channels swapped, taps reversed).
+    F(4x4, 3x3), U's first axis); with mode 1, U[s, c, k] from w[k, c] turned by 180
+    degrees (grad input's weights: channels swapped, taps reversed). F(2x2, 2x2) (9
+    positions): U[s, k, c] over the phase channels of a 4x4 stride-2 weight.
 
     Each row r of U's planes is transformed along its columns at once, so every plane's row
     is written whole: writing the 16 planes element by element (16 streams a power of two
@@ -223,16 +270,18 @@ def _weights(w, U, flip):
     for r in prange(R):
         t = np.empty((6, 3, Q), w.dtype)
         if S == 16:
-            f23.weight_rows(w, r, flip, t, U)
+            f23.weight_rows(w, r, mode == 1, t, U)
+        elif S == 36:
+            f43.weight_rows(w, r, mode == 1, t, U)
         else:
-            f43.weight_rows(w, r, flip, t, U)
+            f22.weight_rows(w, r, t, U)
 
 
 def _weights_back(acc, dw):
     """dw[k, c] = G^T M G with M = sum over t of acc[t, :, k, c] (the tile positions as a 4x4
-    or 6x6 tile); row k of the planes is summed into a padded buffer first (see
-    ``_weights``)."""
-    S, K, C = acc.shape[1], dw.shape[0], dw.shape[1]
+    or 6x6 tile; F(2x2, 2x2): 3x3 over the phase channels); row k of the planes is summed
+    into a padded buffer first (see ``_weights``)."""
+    S, K, C = acc.shape[1], dw.shape[0], acc.shape[3]
     for k in prange(K):
         t = np.empty((3, 6, C), dw.dtype)
         buf = np.empty((S, C + PAD), dw.dtype)
@@ -245,8 +294,10 @@ def _weights_back(acc, dw):
                     row[c] += src[c]
         if S == 16:
             f23.weight_back_rows(buf, t, dw[k])
-        else:
+        elif S == 36:
             f43.weight_back_rows(buf, t, dw[k])
+        else:
+            f22.weight_back_rows(buf, t, dw[k])
 
 
 def _sig_fwd(T):
@@ -260,7 +311,7 @@ def _sig_gw(T):
 
 
 def _sig_weights(T):
-    return (T[:, :, :, ::1], T[:, :, ::1], nbt.boolean)
+    return (T[:, :, :, ::1], T[:, :, ::1], nbt.int64)
 
 
 def _sig_weights_back(T):
@@ -276,11 +327,15 @@ WEIGHTS_BACK = dual(_weights_back, signatures=[_sig_weights_back])
 # --------------------------------------------------------------------------- wrappers
 
 
-def _block(n: int, nt: int, tiles: int, S: int) -> int:
+def _block(n: int, nt: int, tiles: int, S: int, floats: int = 0, chans: int = 0) -> int:
     """Images per GEMM block: enough for BLOCK_TILES tiles (F(2x2, 3x3); F(4x4, 3x3) blocks
-    hold as many floats), at most a chunk's count."""
-    want = BLOCK_TILES * 16 // S
-    return max(1, min(-(-want // max(tiles, 1)), -(-n // nt)))
+    hold as many floats), or with ``floats`` as many as keep the block's transformed input
+    (S x chans x tiles per image) within that many floats; at most a chunk's count."""
+    if floats:
+        most = floats // max(S * chans * tiles, 1)
+    else:
+        most = -(-(BLOCK_TILES * 16 // S) // max(tiles, 1))
+    return max(1, min(most, -(-n // nt)))
 
 
 def _run_sized(pair: tuple, n: int, *args: object) -> None:
@@ -298,21 +353,23 @@ def planes(oh: int, ow: int, k: int, c: int) -> int:
     return 36 if side >= F43_MIN_SIDE or (wide and side >= 8) else 16
 
 
-def _transform_weights(w: np.ndarray, S: int, flip: bool = False) -> np.ndarray:
-    """(S, K, C) transformed weights; (S, C, K) of the turned weights with ``flip``."""
+def _transform_weights(w: np.ndarray, S: int, mode: int = 0) -> np.ndarray:
+    """(S, K, C) transformed weights (F(2x2, 2x2): (9, K, 4C) over the phase channels);
+    (S, C, K) of the turned weights for the input gradient (mode 1)."""
     K, C = w.shape[0], w.shape[1]
-    U = np.empty((S, C, K) if flip else (S, K, C), w.dtype)
-    _run_sized(WEIGHTS, S * K * C, np.ascontiguousarray(w), U, flip)
+    shape = (S, K, 4 * C if S == 9 else C) if mode == 0 else (S, C, K)
+    U = np.empty(shape, w.dtype)
+    _run_sized(WEIGHTS, U.size, np.ascontiguousarray(w), U, mode)
     return U
 
 
 def _tiles(oh: int, ow: int, S: int) -> int:
-    r = 2 if S == 16 else 4
+    r = 4 if S == 36 else 2
     return (-(-oh // r)) * (-(-ow // r))
 
 
 def _conv(x: np.ndarray, U: np.ndarray, bias: np.ndarray, pt: int, pl: int,
-          oh: int, ow: int) -> np.ndarray:
+          oh: int, ow: int, images: int = 0) -> np.ndarray:
     n, c = x.shape[0], x.shape[1]
     S, k = U.shape[0], U.shape[1]
     out = np.empty((n, k, oh, ow), x.dtype)
@@ -320,8 +377,8 @@ def _conv(x: np.ndarray, U: np.ndarray, bias: np.ndarray, pt: int, pl: int,
         return out
     tiles = _tiles(oh, ow, S)
     nt = _split(n, n * tiles * S * c * k // 8)
-    launch(FORWARD, nt, np.ascontiguousarray(x), U, bias, out, pt, pl,
-           _block(n, nt, tiles, S))
+    nb = min(images, -(-n // nt)) if images else _block(n, nt, tiles, S)
+    launch(FORWARD, nt, np.ascontiguousarray(x), U, bias, out, pt, pl, nb)
     return out
 
 
@@ -343,22 +400,69 @@ def grad_input(gy: np.ndarray, w: np.ndarray, input_shape: tuple[int, ...], padd
     b = np.zeros(w.shape[1], gy.dtype)
     ih, iw = input_shape[2], input_shape[3]
     S = planes(ih, iw, w.shape[0], w.shape[1])
-    return _conv(gy, _transform_weights(w, S, flip=True), b, 2 - pt, 2 - pl, ih, iw)
+    return _conv(gy, _transform_weights(w, S, 1), b, 2 - pt, 2 - pl, ih, iw)
 
 
 def grad_weight(x: np.ndarray, gy: np.ndarray, padding: Pads) -> np.ndarray:
     """Gradient of ``forward`` w.r.t. its weights, (K, C, 3, 3)."""
     (pt, _), (pl, _) = padding
+    k, oh, ow = gy.shape[1], gy.shape[2], gy.shape[3]
+    return _weight_grad(x, gy, pt, pl, planes(oh, ow, k, x.shape[1]), 3, 0)
+
+
+def _weight_grad(x: np.ndarray, gy: np.ndarray, pt: int, pl: int, S: int, taps: int,
+                 floats: int) -> np.ndarray:
+    """(K, C, taps, taps) weight gradient by the algorithm with S tile positions."""
     n, c = x.shape[0], x.shape[1]
     k, oh, ow = gy.shape[1], gy.shape[2], gy.shape[3]
     if n == 0 or gy.size == 0 or x.size == 0:
-        return np.zeros((k, c, 3, 3), x.dtype)
-    S = planes(oh, ow, k, c)
+        return np.zeros((k, c, taps, taps), x.dtype)
+    cs = 4 * c if S == 9 else c  # F(2x2, 2x2): the phase channels
     tiles = _tiles(oh, ow, S)
-    nt = _split(n, n * tiles * S * c * k // 8)
-    acc = np.empty((nt, S, k, c), x.dtype)
+    nt = _split(n, n * tiles * S * cs * k // 8)
+    acc = np.empty((nt, S, k, cs), x.dtype)
     launch(GRAD_WEIGHT, nt, np.ascontiguousarray(x), np.ascontiguousarray(gy), acc, pt, pl,
-           _block(n, nt, tiles, S))
-    dw = np.empty((k, c, 3, 3), x.dtype)
-    _run_sized(WEIGHTS_BACK, S * k * c * nt, acc, dw)
+           _block(n, nt, tiles, S, floats, cs))
+    dw = np.empty((k, c, taps, taps), x.dtype)
+    _run_sized(WEIGHTS_BACK, S * k * cs * nt, acc, dw)
     return dw
+
+
+# ------------------------------------------------ 4x4, stride 2: F(2x2, 2x2) over the phases
+
+
+def applies_s2(w_shape: tuple[int, ...], stride: tuple[int, int], padding: Pads,
+               dilation: tuple[int, int], groups: int, out_hw: tuple[int, int],
+               in_hw: tuple[int, int], grad_weight: bool = False) -> bool:
+    """True when ``forward_s2`` (or ``grad_weight_s2``) computes and pays for this
+    convolution: 4x4 taps, stride 2, no dilation, one group, every padding in 0..2, the
+    output size that window gives, ``S2_MIN_OUTPUTS`` output positions, and the channel
+    counts above."""
+    (pt, pb), (pl, pr) = padding
+    k, c = w_shape[0], w_shape[1]
+    if grad_weight:
+        wide = c >= S2_GRAD_WEIGHT_CHANNELS and k >= S2_FORWARD_CHANNELS[0]
+    else:
+        lo, hi = S2_FORWARD_CHANNELS
+        wide = lo <= c <= hi and k >= S2_FORWARD_MIN_OUT
+    return (wide and tuple(w_shape[2:]) == (4, 4) and tuple(stride) == (2, 2)
+            and tuple(dilation) == (1, 1) and groups == 1
+            and all(0 <= p <= 2 for p in (pt, pb, pl, pr))
+            and out_hw[0] == (in_hw[0] + pt + pb - 4) // 2 + 1
+            and out_hw[1] == (in_hw[1] + pl + pr - 4) // 2 + 1
+            and out_hw[0] * out_hw[1] >= S2_MIN_OUTPUTS)
+
+
+def forward_s2(x: np.ndarray, w: np.ndarray, bias: np.ndarray | None, padding: Pads
+               ) -> np.ndarray:
+    """conv2d of x (N, C, H, W) with 4x4 weights w (K, C, 4, 4), stride 2, plus bias (K,)."""
+    (pt, pb), (pl, pr) = padding
+    oh, ow = (x.shape[2] + pt + pb - 4) // 2 + 1, (x.shape[3] + pl + pr - 4) // 2 + 1
+    b = np.zeros(w.shape[0], x.dtype) if bias is None else np.ascontiguousarray(bias)
+    return _conv(x, _transform_weights(w, 9), b, pt, pl, oh, ow, S2_FORWARD_IMAGES)
+
+
+def grad_weight_s2(x: np.ndarray, gy: np.ndarray, padding: Pads) -> np.ndarray:
+    """Gradient of ``forward_s2`` w.r.t. its weights, (K, C, 4, 4)."""
+    (pt, _), (pl, _) = padding
+    return _weight_grad(x, gy, pt, pl, 9, 4, S2_BLOCK_GRAD_WEIGHT)
