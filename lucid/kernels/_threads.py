@@ -85,8 +85,21 @@ LAYER_PRIORITY = "omp tbb workqueue"
 #   1048576         434 -> 246 445 -> 225 442 -> 276 143 -> 125 131 -> 45 133 -> 110
 #
 # Waking the sleeping worker costs 30-60 us, so parallel pays once the serial loop takes
-# ~100 us: 2**18 elements for elementwise kernels, 2**19 for reductions.
-THRESHOLDS: dict[str, int] = {"elementwise": 1 << 18, "reduce": 1 << 19}
+# ~100 us: 2**18 elements for elementwise kernels, 2**19 for reductions, 2**21 for optimizer
+# updates (``optim.py``). These hold where BLAS keeps threads of its own (``blas_choice()``
+# "numpy", spin count 10000).
+THRESHOLDS: dict[str, int] = {"elementwise": 1 << 18, "reduce": 1 << 19, "optimizer": 1 << 21}
+# Where the products run on numba's own libgomp pool ("pool" or "mkl", spin count 300000),
+# its worker stays awake through a training step, and a serial kernel after a product reads
+# on one core what the product left in the other core's cache. On this 2-core Zen 4 VM that
+# read cost 5x in one of two machine states (an SGD update of the MLP's 256x512 weight right
+# after backward: 25 us, or 125-133 us while the worker spun; 28 us once it slept). Steps,
+# lucid with these thresholds against the ones above, interleaved with torch, ms: MLP 3.78 ->
+# 3.28 in that state (torch 3.31), 2.21 -> 2.15 in the other (torch 2.20); CNN 7.17 -> 7.00,
+# nanoGPT 54.2 -> 54.4, Transformer encoder 47.8 -> 47.0, DCGAN 33.2 -> 32.7, LSTM LM 76.8 ->
+# 76.3.
+THRESHOLDS_ONE_POOL: dict[str, int] = {"elementwise": 1 << 16, "reduce": 1 << 16,
+                                       "optimizer": 1 << 16}
 
 _STATE: dict[str, Any] = {"configured": False}
 
@@ -259,7 +272,9 @@ def state() -> dict[str, Any]:
 
 
 def parallel_threshold(kind: str = "reduce") -> float:
-    """Element count from which kernels of ``kind`` ("reduce", "elementwise") go parallel.
+    """Element count from which kernels of ``kind`` ("reduce", "elementwise", "optimizer") go
+    parallel: ``THRESHOLDS_ONE_POOL`` where the products share numba's pool, else
+    ``THRESHOLDS``.
 
     ``LUCID_PARALLEL_THRESHOLD`` overrides every kind; infinite when a spinning BLAS pool could
     not be tamed (then parallel loops lose far more than they gain: 9.9 vs 1.0 ms above).
@@ -272,7 +287,7 @@ def parallel_threshold(kind: str = "reduce") -> float:
             pass
     if _STATE.get("configured") and not _STATE.get("openblas_protected", True):
         return float("inf")
-    return THRESHOLDS[kind]
+    return (THRESHOLDS if blas_choice() == "numpy" else THRESHOLDS_ONE_POOL)[kind]
 
 
 _THRESHOLD_CACHE: dict[str, float] = {}

@@ -24,17 +24,17 @@ parameters of an MLP 784-512-256-10 (535,818 values in 6 tensors):
     one multi-tensor kernel (typed List)        414      330   (+33-48 us to build the List)
 
 The multi-tensor kernel loses (the List costs more than five calls), so each tensor gets
-its own call. The parallel build wins back to back but not in a training loop: after a
-BLAS matmul its threads sleep, and waking them costs more than it saves (Adam over the
-MLP, median: serial 631, parallel from 2**18 956, from 2**16 1194). It pays for large
-tensors: one Adam update of 2**20 elements 1083 -> 6531 (noisy), of 2**22: 3079 -> 1745.
-Hence ``PARALLEL_MIN`` = 2**21 elements.
+its own call. Where BLAS runs threads of its own, the parallel build wins back to back but
+not in a training loop: after a matmul numba's threads sleep, and waking them costs more
+than it saves (Adam over the MLP, median: serial 631, parallel from 2**18 956, from 2**16
+1194); it pays for large tensors (one Adam update of 2**20 elements 1083 -> 6531, noisy, of
+2**22: 3079 -> 1745), hence 2**21 elements there. Where the products run on numba's own
+pool its threads are awake after them, and updates go parallel from 2**16 elements
+(``_threads.THRESHOLDS_ONE_POOL``: the MLP step's SGD 500 -> ~100 us in one machine state).
 """
 
 from __future__ import annotations
 
-import math
-import os
 from typing import Any
 
 import numpy as np
@@ -42,29 +42,22 @@ import numpy as np
 from . import _optim_kernels as K
 from ._threads import parallel_threshold
 
-__all__ = ["sgd", "adam", "adamax", "adagrad", "rmsprop", "nadam", "radam", "PARALLEL_MIN",
-           "fits"]
+__all__ = ["sgd", "adam", "adamax", "adagrad", "rmsprop", "nadam", "radam", "fits"]
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
-
-# Element count from which an update runs its parallel build (see the module figures). The
-# thread policy still decides when it is stricter: LUCID_PARALLEL_THRESHOLD, or serial
-# kernels when the BLAS pool could not be tamed.
-PARALLEL_MIN = 1 << 21
 
 Array = np.ndarray
 
 
-_THRESHOLD: dict[int, float] = {}
+_THRESHOLD: dict[str, float] = {}
 
 
 def _parallel(n: int) -> bool:
-    t = _THRESHOLD.get(PARALLEL_MIN)
+    """Whether an update of n elements runs its parallel build (``_threads`` decides:
+    ``LUCID_PARALLEL_THRESHOLD``, the "optimizer" threshold, serial where BLAS is untamed)."""
+    t = _THRESHOLD.get("optimizer")
     if t is None:
-        policy = parallel_threshold("elementwise")
-        if os.environ.get("LUCID_PARALLEL_THRESHOLD") is None and policy != math.inf:
-            policy = PARALLEL_MIN
-        t = _THRESHOLD[PARALLEL_MIN] = policy
+        t = _THRESHOLD["optimizer"] = parallel_threshold("optimizer")
     return n >= t
 
 

@@ -87,8 +87,25 @@ def test_threshold_override(monkeypatch: pytest.MonkeyPatch) -> None:
     finally:
         monkeypatch.delenv("LUCID_PARALLEL_THRESHOLD")
         _threads.reset_threshold()
-    assert _threads.parallel_threshold("reduce") == _threads.THRESHOLDS["reduce"]
+    table = _threads.THRESHOLDS if _threads.blas_choice() == "numpy" else \
+        _threads.THRESHOLDS_ONE_POOL
+    assert _threads.parallel_threshold("reduce") == table["reduce"]
     assert not _threads.use_parallel(1000, "elementwise")
+
+
+@pytest.mark.parametrize("blas, table", [("numpy", "THRESHOLDS"), ("pool", "THRESHOLDS_ONE_POOL")])
+def test_thresholds_follow_where_products_run(monkeypatch: pytest.MonkeyPatch, blas: str,
+                                              table: str) -> None:
+    """BLAS with threads of its own: the long thresholds (numba's workers sleep after its
+    products); products on numba's pool: 2**16 for every kind."""
+    monkeypatch.delenv("LUCID_PARALLEL_THRESHOLD", raising=False)
+    monkeypatch.setenv("LUCID_BLAS", blas)
+    monkeypatch.setitem(_threads._STATE, "openblas_protected", True)
+    want = getattr(_threads, table)
+    for kind in ("elementwise", "reduce", "optimizer"):
+        assert _threads.parallel_threshold(kind) == want[kind]
+    assert _threads.THRESHOLDS["optimizer"] == 1 << 21
+    assert set(_threads.THRESHOLDS_ONE_POOL.values()) == {1 << 16}
 
 
 def test_unprotected_blas_forces_serial(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -14,6 +14,7 @@ import pytest
 from lucid.backend import _optim_ref as R
 from lucid.backend.cpu import CpuBackend
 from lucid.kernels import _optim_kernels as K
+from lucid.kernels import _threads
 from lucid.kernels import optim as O
 
 REPO = Path(__file__).resolve().parents[2]
@@ -217,7 +218,10 @@ def test_kernels_are_registered_for_warmup() -> None:
 def test_parallel_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("LUCID_PARALLEL_THRESHOLD", raising=False)
     monkeypatch.setattr(O, "_THRESHOLD", {})
-    assert not O._parallel(O.PARALLEL_MIN - 1) and O._parallel(O.PARALLEL_MIN)
+    least = _threads.parallel_threshold("optimizer")
+    assert least == (_threads.THRESHOLDS if _threads.blas_choice() == "numpy"
+                     else _threads.THRESHOLDS_ONE_POOL)["optimizer"]
+    assert not O._parallel(least - 1) and O._parallel(least)
     monkeypatch.setenv("LUCID_PARALLEL_THRESHOLD", "10")
     monkeypatch.setattr(O, "_THRESHOLD", {})
     assert O._parallel(10) and not O._parallel(9)
