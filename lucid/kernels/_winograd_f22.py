@@ -23,26 +23,13 @@ algorithm, G^T [(A e A^T) . (B^T d B)] G, as in ``winograd.py``.
 from __future__ import annotations
 
 from ._jit import helper
+from ._winograd_f23 import plane
 
 
 @helper
 def sizes(TH, TW):
     """Floats of the scratch buffers: padded plane (x's, then gy's), row lines, output rows."""
     return (4 * TH + 2) * (4 * TW + 2), 3 * (4 * TW + 2), 4 * TW
-
-
-@helper
-def _plane(src, buf, pt, pl):
-    """buf = 0, then src copied to buf[pt:, pl:] (cropped to buf)."""
-    zero = buf.dtype.type(0)
-    buf[:] = zero
-    H = min(src.shape[0], buf.shape[0] - pt)
-    W = min(src.shape[1], buf.shape[1] - pl)
-    for i in range(H):
-        s = src[i]
-        d = buf[pt + i, pl:pl + W]
-        for j in range(W):
-            d[j] = s[j]
 
 
 @helper
@@ -58,7 +45,7 @@ def input_tiles(x, s0, m, pm, T, TH, TW, pt, pl, Pf, uf, V):
     for j in range(m):
         xi = x[s0 + j]
         for c in range(xi.shape[0]):
-            _plane(xi[c], P, pt, pl)
+            plane(xi[c], P, pt, pl)
             for ph in range(2):
                 for ty in range(TH):
                     r0, r1, r2 = P[4 * ty + ph], P[4 * ty + ph + 2], P[4 * ty + ph + 4]
@@ -86,7 +73,7 @@ def gy_tiles(gy, s0, m, pm, T, TH, TW, Pf, uf, E):
     Pg = Pf[:4 * TH * TW].reshape(2 * TH, 2 * TW)
     for j in range(m):
         for k in range(gy.shape[1]):
-            _plane(gy[s0 + j, k], Pg, 0, 0)
+            plane(gy[s0 + j, k], Pg, 0, 0)
             _tiles_gy(Pg, E, k * pm + j * T, TW)
 
 

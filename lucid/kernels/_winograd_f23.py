@@ -31,7 +31,7 @@ def input_tiles(x, s0, m, pm, T, TH, TW, pt, pl, Pf, uf, V):
     u = uf[:4 * (2 * TW + 2)].reshape(4, 2 * TW + 2)
     for j in range(m):
         for c in range(x.shape[1]):
-            _plane(x[s0 + j, c], P, pt, pl)
+            plane(x[s0 + j, c], P, pt, pl)
             _tiles_in(P, V, c * pm + j * T, TW, u)
 
 
@@ -41,7 +41,7 @@ def gy_tiles(gy, s0, m, pm, T, TH, TW, Pf, uf, E):
     Pg = Pf[:4 * TH * TW].reshape(2 * TH, 2 * TW)
     for j in range(m):
         for k in range(gy.shape[1]):
-            _plane(gy[s0 + j, k], Pg, 0, 0)
+            plane(gy[s0 + j, k], Pg, 0, 0)
             _tiles_gy(Pg, E, k * pm + j * T, TW)
 
 
@@ -55,7 +55,7 @@ def output_tiles(M, s0, m, pm, T, TH, TW, out, bias, ybf):
 
 
 @helper
-def _plane(src, buf, pt, pl):
+def plane(src, buf, pt, pl):
     """buf = 0, then src copied to buf[pt:, pl:] (cropped to buf)."""
     zero = buf.dtype.type(0)
     buf[:] = zero

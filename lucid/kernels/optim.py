@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from . import _optim_kernels as K
-from ._threads import parallel_threshold
+from ._threads import use_parallel
 
 __all__ = ["sgd", "adam", "adamax", "adagrad", "rmsprop", "nadam", "radam", "fits"]
 
@@ -49,16 +49,10 @@ _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 Array = np.ndarray
 
 
-_THRESHOLD: dict[str, float] = {}
-
-
 def _parallel(n: int) -> bool:
     """Whether an update of n elements runs its parallel build (``_threads`` decides:
     ``LUCID_PARALLEL_THRESHOLD``, the "optimizer" threshold, serial where BLAS is untamed)."""
-    t = _THRESHOLD.get("optimizer")
-    if t is None:
-        t = _THRESHOLD["optimizer"] = parallel_threshold("optimizer")
-    return n >= t
+    return use_parallel(n, "optimizer")
 
 
 def fits(p: Array, g: Array, states: tuple) -> bool:

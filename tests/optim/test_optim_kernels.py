@@ -217,13 +217,13 @@ def test_kernels_are_registered_for_warmup() -> None:
 
 def test_parallel_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("LUCID_PARALLEL_THRESHOLD", raising=False)
-    monkeypatch.setattr(O, "_THRESHOLD", {})
+    monkeypatch.setattr(_threads, "_THRESHOLD_CACHE", {})
     least = _threads.parallel_threshold("optimizer")
     assert least == (_threads.THRESHOLDS if _threads.blas_choice() == "numpy"
                      else _threads.THRESHOLDS_ONE_POOL)["optimizer"]
     assert not O._parallel(least - 1) and O._parallel(least)
     monkeypatch.setenv("LUCID_PARALLEL_THRESHOLD", "10")
-    monkeypatch.setattr(O, "_THRESHOLD", {})
+    monkeypatch.setattr(_threads, "_THRESHOLD_CACHE", {})
     assert O._parallel(10) and not O._parallel(9)
 
 
