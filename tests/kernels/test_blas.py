@@ -437,19 +437,20 @@ def test_gemm_pair_every_layout(lib, dt, la, lb):
 @pytest.mark.parametrize("forked", [False, True])
 def test_pool_pair_side_by_side(pool, monkeypatch, blocks, forked):
     """On the pool the two run in one region, half the blocks each, edges off the 16-element
-    grid (an odd block count or a forked child: one after the other); both are numpy's."""
+    grid, the 50x90 one cut into rows and the 37x90 one into columns (an odd block count or a
+    forked child: one after the other); both are numpy's."""
     monkeypatch.setattr(_gemm, "block_count", lambda default: blocks)
     monkeypatch.setitem(_blaslib._STATE, "forked", forked)
     regions = []
     kern = _gemm.PAIR
-    monkeypatch.setattr(_gemm, "PAIR", lambda *a: regions.append(a[-1]) or kern(*a))
+    monkeypatch.setattr(_gemm, "PAIR", lambda *a: regions.append(a[-3:]) or kern(*a))
     r = np.random.default_rng(14)
     for dt in (np.float32, np.float64):
         g, w, x = (r.standard_normal(s).astype(dt) for s in ((50, 37), (37, 90), (50, 90)))
         gx, gw = blas.gemm_pair(g, w, g.T, x)
         np.testing.assert_allclose(gx, _ref(g, w), **_tol(dt))
         np.testing.assert_allclose(gw, _ref(g.T, x), **_tol(dt))
-    assert regions == ([] if blocks % 2 or forked else [blocks // 2] * 2)
+    assert regions == ([] if blocks % 2 or forked else [(blocks // 2, 0, 1)] * 2)
 
 
 def test_matmul_pair_backends_agree():
