@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import lucid
+from lucid.kernels import blas, warmup
 
 _PATH = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_models.py"
 _spec = importlib.util.spec_from_file_location("bench_models", _PATH)
@@ -75,3 +76,27 @@ def test_compare_interleaved_runs_both_frameworks():
     assert float(lucid_ms) > 0 and float(torch_ms) > 0
     assert math.isclose(float(ratio.rstrip("x")), float(lucid_ms) / float(torch_ms), rel_tol=0.6)
     assert "2 rounds of 12 step(s)" in res.stderr  # the MLP: batches of 12 steps
+
+
+def test_model_steps_call_only_warmed_signatures() -> None:
+    """After ``warmup`` a model's first step loads every kernel from the cache: each kernel
+    it calls is called with a signature ``warmup`` compiles (a bool where the signature says
+    int, say, would compile a second build on every fresh machine). Every benchmark model's
+    step, and the pool's products (with and without a bias row, pairs, batches)."""
+    for model in bench_models.MODELS:
+        bench_models.make_step(lucid, model, "tiny")()
+    r = np.random.default_rng(0)
+    for dt in (np.float32, np.float64):
+        a, b, bias = (r.standard_normal(s).astype(dt) for s in ((96, 64), (64, 80), 80))
+        blas.gemm(a, b, bias), blas.gemm(a, b), blas.gemm_pair(a, b, a.T, a)
+        blas.bmm(np.stack([a] * 3), b)
+    checked = 0
+    for name, entry in warmup.registry().items():
+        disp = entry.dispatcher
+        if not entry.signatures or not hasattr(disp, "signatures"):
+            continue
+        declared = {tuple(s) for dt in ("float32", "float64") for s in entry.signatures_for(dt)}
+        for sig in disp.signatures:
+            assert tuple(sig) in declared, (name, sig)
+            checked += 1
+    assert checked > 50

@@ -22,6 +22,7 @@ import numba
 import numpy as np
 from numba import prange
 from numba.core import types as nbt
+from numba.core.extending import intrinsic
 
 from . import _blaslib
 from ._jit import helper, kernel
@@ -66,9 +67,9 @@ def _major(x):
 
 
 @helper
-def _call_ptr(tx, ty, r, c, k, xp, ldx, yp, ldy, cp, ldc, wide):
-    """Fortran ?gemm by address: C (r x c, column-major, ldc) = op(X) @ op(Y), op 'N' or 'T'
-    (``tx``, ``ty``); dgemm when ``wide``, else sgemm."""
+def _call_ptr(tx, ty, r, c, k, xp, ldx, yp, ldy, cp, ldc, wide, beta):
+    """Fortran ?gemm by address: C (r x c, column-major, ldc) = op(X) @ op(Y) + beta C, op
+    'N' or 'T' (``tx``, ``ty``), beta 0 or 1; dgemm when ``wide``, else sgemm."""
     iv = np.empty(6, np.int32)
     ch = np.empty(2, np.uint8)
     ch[0] = tx
@@ -82,14 +83,16 @@ def _call_ptr(tx, ty, r, c, k, xp, ldx, yp, ldy, cp, ldc, wide):
     p = iv.ctypes.data
     t = ch.ctypes.data
     if wide:
-        sd = np.zeros(2, np.float64)  # alpha 1, beta 0
+        sd = np.zeros(2, np.float64)  # alpha 1, beta
         sd[0] = 1
+        sd[1] = beta
         s = sd.ctypes.data
         _dgemm(t, t + 1, p, p + 4, p + 8, s, xp, p + 12, yp, p + 16, s + 8, cp, p + 20)
         sd[0] = sd[1]
     else:
         sf = np.zeros(2, np.float32)
         sf[0] = 1
+        sf[1] = beta
         s = sf.ctypes.data
         _sgemm(t, t + 1, p, p + 4, p + 8, s, xp, p + 12, yp, p + 16, s + 4, cp, p + 20)
         sf[0] = sf[1]
@@ -109,7 +112,7 @@ def _call(a, ma, lda, b, mb, ldb, out, mc, ldc):
     else:
         xp, mx, ldx, yp, my, ldy, r, c = a.ctypes.data, ma, lda, b.ctypes.data, mb, ldb, m, n
     _call_ptr(_N if mx == mc else _T, _N if my == mc else _T, r, c, k, xp, ldx, yp, ldy,
-              out.ctypes.data, ldc, out.itemsize == 8)
+              out.ctypes.data, ldc, out.itemsize == 8, 0)
 
 
 @helper
@@ -160,32 +163,78 @@ def _edge(n, t, parts):
     return min(n, (n * t // parts + BLOCK // 2) // BLOCK * BLOCK)
 
 
+def _pointer(nbtype):
+    """An intrinsic reading an address (intp) as a pointer to ``nbtype``."""
+
+    @intrinsic
+    def at(typingctx, addr):
+        def codegen(context, builder, signature, args):
+            return builder.inttoptr(args[0], context.get_value_type(signature.return_type))
+
+        return nbt.CPointer(nbtype)(nbt.intp), codegen
+
+    return at
+
+
+_f32_at, _f64_at = _pointer(nbt.float32), _pointer(nbt.float64)
+
+
 @helper
-def _block(ta, lda, tb, ldb, m, n, k, xa, xb, xc, wide, t, parts, split_n):
+def _rows_of(c, b, i0, i1, j0, j1):
+    for i in range(i0, i1):
+        row = c[i]
+        for j in range(j0, j1):  # (a slice assignment copied b through a temporary first)
+            row[j] = b[j]
+
+
+@helper
+def _bias_rows(pc, pbias, m, n, i0, i1, j0, j1, wide):
+    """C[i0:i1, j0:j1] = bias[j0:j1] for C (m, n) row-major at pc, bias (n,) at pbias."""
+    if wide:
+        _rows_of(numba.carray(_f64_at(pc), (m, n)), numba.carray(_f64_at(pbias), (n,)),
+                 i0, i1, j0, j1)
+    else:
+        _rows_of(numba.carray(_f32_at(pc), (m, n)), numba.carray(_f32_at(pbias), (n,)),
+                 i0, i1, j0, j1)
+
+
+@helper
+def _block(ta, lda, tb, ldb, m, n, k, xa, xb, xc, wide, t, parts, split_n, pbias):
     """Block ``t`` of ``parts`` of one product (``_products``' layout), one BLAS call:
-    C[:, cols of t] = A @ B[:, cols of t] (``split_n``), or the rows of t of C = A @ B."""
+    C[:, cols of t] = A @ B[:, cols of t] (``split_n``), or the rows of t of C = A @ B; with
+    a bias row at ``pbias`` (else 0) the block is first filled with it and BLAS adds onto it
+    (beta 1: BLAS's own pass zeroing C for beta 0 becomes the bias's, and no pass adds it
+    after)."""
     it = 8 if wide else 4
     tx = _T if tb else _N  # column-major BLAS computes C^T = B^T A^T: B goes first
     ty = _T if ta else _N
+    beta = 1 if pbias != 0 else 0
     if split_n:
         j0 = _edge(n, t, parts)
         j1 = _edge(n, t + 1, parts)
         if j1 > j0:
+            if beta:
+                _bias_rows(xc, pbias, m, n, 0, m, j0, j1, wide)
             xb = xb + (j0 * ldb if tb else j0) * it
-            _call_ptr(tx, ty, j1 - j0, m, k, xb, ldb, xa, lda, xc + j0 * it, n, wide)
+            _call_ptr(tx, ty, j1 - j0, m, k, xb, ldb, xa, lda, xc + j0 * it, n, wide, beta)
     else:
         i0 = _edge(m, t, parts)
         i1 = _edge(m, t + 1, parts)
         if i1 > i0:
+            if beta:
+                _bias_rows(xc, pbias, m, n, i0, i1, 0, n, wide)
             xa = xa + (i0 if ta else i0 * lda) * it
-            _call_ptr(tx, ty, n, i1 - i0, k, xb, ldb, xa, lda, xc + i0 * n * it, n, wide)
+            _call_ptr(tx, ty, n, i1 - i0, k, xb, ldb, xa, lda, xc + i0 * n * it, n, wide,
+                      beta)
 
 
-def _products(ta, lda, tb, ldb, m, n, k, pa, pb, pc, wide, count, sa, sb, parts, split_n):
-    """C[i] = A[i] @ B[i] for i < count, by address: C row-major (m, n), one after another;
-    A (m, k) and B (k, n) row-major (t = 0) or column-major (t = 1) with leading dims lda/ldb,
-    entry i at pa + i*sa / pb + i*sb (bytes). Each product is cut into ``parts`` blocks of
-    columns (``split_n``) or rows, one BLAS call each.
+def _products(ta, lda, tb, ldb, m, n, k, pa, pb, pc, wide, count, sa, sb, parts, split_n,
+              pbias):
+    """C[i] = A[i] @ B[i] (+ the bias row at ``pbias`` when not 0) for i < count, by address:
+    C row-major (m, n), one after another; A (m, k) and B (k, n) row-major (t = 0) or
+    column-major (t = 1) with leading dims lda/ldb, entry i at pa + i*sa / pb + i*sb (bytes).
+    Each product is cut into ``parts`` blocks of columns (``split_n``) or rows, one BLAS call
+    each.
 
     for item in prange(count * parts):  C[i][:, cols of t] = A[i] @ B[i][:, cols of t]
     """
@@ -194,7 +243,7 @@ def _products(ta, lda, tb, ldb, m, n, k, pa, pb, pc, wide, count, sa, sb, parts,
         i = item // parts
         t = item - i * parts
         _block(ta, lda, tb, ldb, m, n, k, pa + i * sa, pb + i * sb, pc + i * m * n * it, wide,
-               t, parts, split_n)
+               t, parts, split_n, pbias)
 
 
 def _pair(ta1, lda1, tb1, ldb1, m1, n1, k1, pa1, pb1, pc1,
@@ -204,14 +253,15 @@ def _pair(ta1, lda1, tb1, ldb1, m1, n1, k1, pa1, pb1, pc1,
     one whole product per thread (a linear layer's two gradient products, of equal work)."""
     for item in prange(2 * parts):
         if item < parts:
-            _block(ta1, lda1, tb1, ldb1, m1, n1, k1, pa1, pb1, pc1, wide, item, parts, split1)
+            _block(ta1, lda1, tb1, ldb1, m1, n1, k1, pa1, pb1, pc1, wide, item, parts, split1,
+                   0)
         else:
             _block(ta2, lda2, tb2, ldb2, m2, n2, k2, pa2, pb2, pc2, wide, item - parts, parts,
-                   split2)
+                   split2, 0)
 
 
 def _sig_products(_t):
-    return (nbt.int64,) * 16
+    return (nbt.int64,) * 17
 
 
 def _sig_pair(_t):
@@ -237,11 +287,13 @@ def split_columns(m: int, n: int) -> bool:
 
 
 def products(pa: int, ta: int, lda: int, pb: int, tb: int, ldb: int, pc: int, m: int, n: int,
-             k: int, wide: bool, count: int = 1, sa: int = 0, sb: int = 0) -> None:
-    """``C[i] = A[i] @ B[i]`` on the pool for ``count`` products of one float dtype, by address
-    (the caller keeps the arrays alive): A (m, k) and B (k, n) at pa / pb, row-major (t = 0) or
-    column-major (t = 1) with leading dims lda / ldb, the next ones sa / sb bytes further; C
-    C-contiguous (count, m, n) at pc. Small work runs as one call on this thread; a batch of
+             k: int, wide: bool, count: int = 1, sa: int = 0, sb: int = 0, pbias: int = 0
+             ) -> None:
+    """``C[i] = A[i] @ B[i]`` (``+ bias``) on the pool for ``count`` products of one float
+    dtype, by address (the caller keeps the arrays alive): A (m, k) and B (k, n) at pa / pb,
+    row-major (t = 0) or column-major (t = 1) with leading dims lda / ldb, the next ones
+    sa / sb bytes further; C C-contiguous (count, m, n) at pc; a bias row (n,) of C's dtype,
+    C-contiguous, at ``pbias`` (0: none). Small work runs as one call on this thread; a batch of
     at least one product per thread runs whole products on each; else every product is cut
     into one block per thread (``split_columns``).
 
@@ -249,14 +301,15 @@ def products(pa: int, ta: int, lda: int, pb: int, tb: int, ldb: int, pc: int, m:
     reading numba's own per-thread count costs a microsecond a call, and a count above the
     threads running only queues blocks."""
     threads = block_count(numba.config.NUMBA_NUM_THREADS)
-    args = (ta, lda, tb, ldb, m, n, k, pa, pb, pc, wide, count, sa, sb)
+    # every argument an int: a bool (``wide``) would compile a second, unwarmed signature
+    args = (ta, lda, tb, ldb, m, n, k, pa, pb, pc, int(wide), count, sa, sb)
     if threads < 2 or m * n * k * count < POOL_MIN or _blaslib._STATE["forked"] or \
             (count < threads and max(m, n) < 2 * BLOCK):
-        POOL[0](*args, 1, 0)
+        POOL[0](*args, 1, 0, pbias)
     elif count >= threads:
-        POOL[1](*args, 1, 0)
+        POOL[1](*args, 1, 0, pbias)
     else:
-        POOL[1](*args, threads, int(split_columns(m, n)))
+        POOL[1](*args, threads, int(split_columns(m, n)), pbias)
 
 
 def pair(one: tuple[int, ...], two: tuple[int, ...], wide: bool) -> None:
@@ -270,7 +323,7 @@ def pair(one: tuple[int, ...], two: tuple[int, ...], wide: bool) -> None:
         for ta, lda, tb, ldb, m, n, k, pa, pb, pc in (one, two):
             products(pa, ta, lda, pb, tb, ldb, pc, m, n, k, wide)
         return
-    PAIR(*one, *two, wide, threads // 2, int(split_columns(one[4], one[5])),
+    PAIR(*one, *two, int(wide), threads // 2, int(split_columns(one[4], one[5])),
          int(split_columns(two[4], two[5])))
 
 

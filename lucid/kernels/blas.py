@@ -112,9 +112,12 @@ def gemm(a: np.ndarray, b: np.ndarray, bias: np.ndarray | None = None) -> np.nda
     """
     lib = _STATE["lib"] if _STATE["loaded"] else _mkl()
     if lib is None:
-        out = _pool_gemm(a, b) if _on_pool(a.dtype) else None
-        if out is None:
-            out = np.matmul(a, b)
+        if _on_pool(a.dtype):
+            row = bias if bias is not None and _pool_row(bias, a.dtype, b) else None
+            out = _pool_gemm(a, b, row)
+            if out is not None:
+                return out if bias is None or row is not None else add_into(out, bias)
+        out = np.matmul(a, b)
         return out if bias is None else add_into(out, bias)
     fn = lib.fns.get(a.dtype)
     ops = _operands(a, b) if fn is not None else None
@@ -140,15 +143,25 @@ def _on_pool(dtype: np.dtype) -> bool:
     return _STATE["choice"] == "pool" and dtype in _FLOATS and not _NO_JIT
 
 
-def _pool_gemm(a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
-    """``a @ b`` on the pool (``_gemm.products``), or None where it does not take them."""
+def _pool_gemm(a: np.ndarray, b: np.ndarray, row: np.ndarray | None = None
+               ) -> np.ndarray | None:
+    """``a @ b`` (``+ row``, a C-contiguous bias row of a's dtype) on the pool
+    (``_gemm.products``: the bias fills the output before the product adds onto it), or None
+    where it does not take them."""
     ops = _operands(a, b)
     if ops is None:
         return None
     out = np.empty((ops[0], ops[1]), a.dtype)
     ta, lda, tb, ldb, m, n, k, pa, pb, pc = _pool_args(ops, out)
-    _gemm.products(pa, ta, lda, pb, tb, ldb, pc, m, n, k, a.itemsize == 8)
+    _gemm.products(pa, ta, lda, pb, tb, ldb, pc, m, n, k, a.itemsize == 8,
+                   pbias=0 if row is None else row.ctypes.data)
     return out
+
+
+def _pool_row(bias: Any, dt: np.dtype, b: np.ndarray) -> bool:
+    """``bias`` is a row the pool's products take: (n,) or (1, n) of ``dt``, C-contiguous."""
+    return (isinstance(bias, np.ndarray) and bias.dtype == dt and _is_row(bias)
+            and bias.shape[-1] == b.shape[-1] and bias.flags.c_contiguous)
 
 
 def gemm_pair(a1: np.ndarray, b1: np.ndarray, a2: np.ndarray, b2: np.ndarray

@@ -143,6 +143,10 @@ def _sig_copy(T):
     return (T[:, :], T[:, ::1])
 
 
+def _sig_copy_whole(T):  # a destination of whole rows (``x[i] = v``, a plane of x)
+    return (T[:, ::1], T[:, ::1])
+
+
 def _sig_row(T):
     return (T[:, ::1], T[::1])
 
@@ -163,7 +167,7 @@ BINARY_MIN = 1 << 16
 _BINARY = {"add": _ADD, "sub": _SUB, "mul": _MUL}
 _ROW = dual(_add_row, signatures=[_sig_row])
 _SCALE = dual(_scale, signatures=[_sig_scale])
-_COPY = dual(_copy_rows, signatures=[_sig_copy])
+_COPY = dual(_copy_rows, signatures=[_sig_copy, _sig_copy_whole])
 
 
 def _fused(pair: tuple, a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None,

@@ -382,6 +382,53 @@ def test_pool_blocks_cover_the_product(pool, dt, mkn, la, lb):
 
 
 @pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("mkn", [(70, 30, 45), (20, 30, 75), (5, 7, 9), (64, 8, 1)])
+@pytest.mark.parametrize("blocks", [1, 2, 3])
+@pytest.mark.parametrize("la", ["C", "F"])
+def test_pool_bias_fills_before_the_product(pool, monkeypatch, dt, mkn, blocks, la):
+    """A bias row on the pool fills each block of the output before BLAS adds the product
+    onto it (beta 1): blocks of rows (70x45), of columns (20x75), one call (5x9, a single
+    column of k): numpy's ``a @ b + bias``, for (n,) and (1, n) rows."""
+    monkeypatch.setattr(_gemm, "block_count", lambda default: blocks)
+    monkeypatch.setattr(blas, "MIN_WORK", 0)
+    monkeypatch.setattr(blas, "add_into", lambda *a: pytest.fail("bias added after"))
+    m, k, n = mkn
+    r = np.random.default_rng(17)
+    a, b = _operand(r, (m, k), la, dt), _operand(r, (k, n), "F", dt)
+    for bias in (r.standard_normal(n).astype(dt), r.standard_normal((1, n)).astype(dt)):
+        out = blas.gemm(a, b, bias)
+        assert out.shape == (m, n) and out.dtype == dt
+        np.testing.assert_allclose(out, _ref(a, b, bias), **_tol(dt))
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_pool_bias_other_shapes_added_after(pool, dt):
+    """Biases the products do not take (a column, a strided row, another dtype, a full
+    matrix) are added afterwards: still numpy's sum, with numpy's result dtype."""
+    r = np.random.default_rng(18)
+    a, b = r.standard_normal((40, 30)).astype(dt), r.standard_normal((30, 50)).astype(dt)
+    other = np.float64 if dt == np.float32 else np.float32
+    for bias in (r.standard_normal((40, 1)).astype(dt), r.standard_normal(100).astype(dt)[::2],
+                 r.standard_normal(50).astype(other), r.standard_normal((40, 50)).astype(dt)):
+        out = blas.gemm(a, b, bias)
+        assert out.dtype == np.result_type(dt, bias.dtype)
+        np.testing.assert_allclose(out, _ref(a, b, bias), **_tol(dt))
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_pool_bias_in_batched_products(pool, dt):
+    """``products`` with a bias address adds the row to every product of a batch."""
+    r = np.random.default_rng(19)
+    a = r.standard_normal((3, 24, 40)).astype(dt)
+    b = r.standard_normal((3, 40, 36)).astype(dt)
+    bias = r.standard_normal(36).astype(dt)
+    out = np.empty((3, 24, 36), dt)
+    _gemm.products(a.ctypes.data, 0, 40, b.ctypes.data, 0, 36, out.ctypes.data, 24, 36, 40,
+                   dt == np.float64, 3, a.strides[0], b.strides[0], pbias=bias.ctypes.data)
+    np.testing.assert_allclose(out, _ref(a, b) + bias, **_tol(dt))
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
 @pytest.mark.parametrize("count", [1, 2, 3, 7])
 def test_pool_batches(pool, dt, count):
     """Fewer products than threads: each one cut into blocks; more: whole ones per thread;
