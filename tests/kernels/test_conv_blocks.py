@@ -25,10 +25,14 @@ CASES = [  # N, C, H, W, OC, K, stride, pad, dilation, groups
 @pytest.mark.parametrize("case", CASES)
 @pytest.mark.parametrize("chunks", [1, 2])
 @pytest.mark.parametrize("block_cols", [1, 40, 512])
+@pytest.mark.parametrize("transposed", [False, True])
 def test_blocked_gemm_kernels_match_reference(rng, monkeypatch, case, chunks,
-                                              block_cols) -> None:
+                                              block_cols, transposed) -> None:
+    """Every pass against the reference; the weight gradient of blocks of images both ways,
+    (OCg, CK) and transposed (CK, OCg)."""
     n, c, h, w, oc, k, s, p, d, g = case
     monkeypatch.setattr(C, "BLOCK_COLS", block_cols)
+    monkeypatch.setattr(C, "_transposed_grad_weight", lambda *a: transposed)
     monkeypatch.setattr(C, "_split", lambda items, work, blas=True: min(chunks, items))
     x = rng.standard_normal((n, c, h, w))
     wt = rng.standard_normal((oc, c // g, k, k))
@@ -42,6 +46,16 @@ def test_blocked_gemm_kernels_match_reference(rng, monkeypatch, case, chunks,
     np.testing.assert_allclose(C.conv2d_grad_weight(x, gy, wt.shape, s, p, d, g),
                                R.conv2d_grad_weight(x, gy, wt.shape, s, p, d, g),
                                rtol=1e-10, atol=1e-10)
+
+
+def test_transposed_grad_weight_rule() -> None:
+    """Transposed where the columns are >= 4x the output channels and the product is small:
+    DCGAN's 32->64 and 64->128 4x4 layers, not 1x1 convolutions nor wide 4x4 ones."""
+    assert C._transposed_grad_weight(32 * 16, 64, 4 * 64)
+    assert C._transposed_grad_weight(64 * 16, 128, 16 * 16)
+    assert not C._transposed_grad_weight(128, 256, 4 * 64)  # 1x1
+    assert not C._transposed_grad_weight(128 * 16, 256, 16 * 16)  # 512k products
+    assert not C._transposed_grad_weight(128 * 16, 100, 16)  # 16 positions a block
 
 
 def test_block_size() -> None:
