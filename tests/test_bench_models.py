@@ -82,7 +82,12 @@ def test_model_steps_call_only_warmed_signatures() -> None:
     """After ``warmup`` a model's first step loads every kernel from the cache: each kernel
     it calls is called with a signature ``warmup`` compiles (a bool where the signature says
     int, say, would compile a second build on every fresh machine). Every benchmark model's
-    step, and the pool's products (with and without a bias row, pairs, batches)."""
+    step, and the pool's products (with and without a bias row, pairs, batches). Only the
+    builds these calls add are checked (other tests may call kernels on purpose with arrays
+    no model passes, read-only ones say)."""
+    reg = warmup.registry()
+    before = {name: set(map(tuple, getattr(e.dispatcher, "signatures", ())))
+              for name, e in reg.items()}
     for model in bench_models.MODELS:
         bench_models.make_step(lucid, model, "tiny")()
     r = np.random.default_rng(0)
@@ -91,12 +96,13 @@ def test_model_steps_call_only_warmed_signatures() -> None:
         blas.gemm(a, b, bias), blas.gemm(a, b), blas.gemm_pair(a, b, a.T, a)
         blas.bmm(np.stack([a] * 3), b)
     checked = 0
-    for name, entry in warmup.registry().items():
+    for name, entry in reg.items():
         disp = entry.dispatcher
         if not entry.signatures or not hasattr(disp, "signatures"):
             continue
         declared = {tuple(s) for dt in ("float32", "float64") for s in entry.signatures_for(dt)}
         for sig in disp.signatures:
-            assert tuple(sig) in declared, (name, sig)
             checked += 1
+            if tuple(sig) not in before[name]:
+                assert tuple(sig) in declared, (name, sig)
     assert checked > 50
