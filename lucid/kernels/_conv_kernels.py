@@ -29,8 +29,8 @@ from ._conv_columns import (
     _tap_index,
     _tap_table,
 )
-from ._gemm import gemm
-from ._jit import dual, helper
+from ._gemm import add_rows, gemm
+from ._jit import dual
 
 
 def _gemm_forward(x, w, bias, out, KH, KW, sh, sw, pt, pl, dh, dw, nb, nt):
@@ -135,7 +135,7 @@ def _gemm_grad_weight(x, gy, dwp, KH, KW, sh, sw, pt, pl, dh, dw, nb, tr, nt):
             nb == 1:  buf = im2col(x[n, g]) (CK, L);  prod = gy[n, g] @ buf.T (BLAS)
             nb > 1:   buft = [im2col(x[n0, g]).T ; ...] (nb*L, CK)
                       prod = [gy[n0, g] | ...] (OCg, nb*L) @ buft (BLAS)
-              tr:     buf = [im2col(x[n0, g]) | ...] (CK, nb*L)
+              tr (nb > 1 only): buf = [im2col(x[n0, g]) | ...] (CK, nb*L)
                       prod^T = buf @ [gy[n0, g].T ; ...] (BLAS, (CK, OCg))
             dwp[t, g] = prod (first block) or += prod   (tr: the sum of prod^T, transposed)
     """
@@ -145,7 +145,6 @@ def _gemm_grad_weight(x, gy, dwp, KH, KW, sh, sw, pt, pl, dh, dw, nb, tr, nt):
     L = OH * OW
     zero = x.dtype.type(0)
     H, W = x.shape[3], x.shape[4]
-    tr = 1 if tr != 0 and nb > 1 else 0
     if nb > 1:
         idx = _tap_table(H, W, KH, KW, sh, sw, pt, pl, dh, dw, OH, OW)
     else:
@@ -168,7 +167,7 @@ def _gemm_grad_weight(x, gy, dwp, KH, KW, sh, sw, pt, pl, dh, dw, nb, tr, nt):
                                         OH, OW, idx)
                     gemm(buf, _gather_block_t(gy, gflat, s, m, g), acct if s == n0 else tmp)
                     if s != n0:
-                        _add_to(acct, tmp)
+                        add_rows(tmp, acct)
                     continue
                 dst = a if s == n0 else tmp
                 if nb > 1:
@@ -181,20 +180,11 @@ def _gemm_grad_weight(x, gy, dwp, KH, KW, sh, sw, pt, pl, dh, dw, nb, tr, nt):
                                         OH, OW, idx)
                     gemm(gy[s, g].reshape(OCg, L), buf.T, dst)
                 if s != n0:
-                    _add_to(a, tmp)
+                    add_rows(tmp, a)
             if tr and n1 > n0:
                 for oc in range(OCg):
                     for k in range(CK):
                         a[oc, k] = acct[k, oc]
-
-
-@helper
-def _add_to(a, b):
-    """a += b for 2-D arrays of one shape."""
-    for i in range(a.shape[0]):
-        ai, bi = a[i], b[i]
-        for k in range(a.shape[1]):
-            ai[k] += bi[k]
 
 
 def _unfold(x, cols, KH, KW, sh, sw, pt, pl, dh, dw, OH, OW):

@@ -28,7 +28,7 @@ from . import _blaslib
 from ._jit import helper, kernel
 from ._threads import ONE_BLAS_THREAD, block_count
 
-__all__ = ["gemm", "pair", "products"]
+__all__ = ["add_rows", "gemm", "pair", "products"]
 
 for _dt, _sym in (("float32", "lucid_sgemm"), ("float64", "lucid_dgemm")):
     ll.add_symbol(_sym, _blaslib.fortran_gemm(_dt))
@@ -139,6 +139,16 @@ def gemm(a, b, out):
         out[...] = tmp
         return
     _call(a, ma, lda, b, mb, ldb, out, mc, ldc)
+
+
+@helper
+def add_rows(src, dst):
+    """dst += src for 2-D arrays of one shape (a product made in scratch, summed into an
+    accumulator)."""
+    for i in range(src.shape[0]):
+        s, d = src[i], dst[i]
+        for j in range(s.shape[0]):
+            d[j] += s[j]
 
 
 @helper

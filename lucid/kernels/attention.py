@@ -42,7 +42,7 @@ from numba.core import types as nbt
 
 from ._chunks import launch
 from ._chunks import split as _split
-from ._gemm import gemm
+from ._gemm import add_rows, gemm
 from ._jit import dual, helper
 from ._softmax_kernels import _row_max
 from ._vmath import fast_exp
@@ -223,14 +223,6 @@ def _softmax_grad_row(ar, dr, n):
 
 
 @helper
-def _add_rows(src, dst):
-    for i in range(src.shape[0]):
-        s, d = src[i], dst[i]
-        for j in range(s.shape[0]):
-            d[j] += s[j]
-
-
-@helper
 def _causal_bwd(qb, kb, vb, gb, a, qd, kd, vd, ds, ab, tb):
     """One causal head's gradients by blocks of QB query rows, each against the keys j < r1
     it saw: gq rows of the block, and its share of gk and gv (added to the key rows)."""
@@ -253,10 +245,10 @@ def _causal_bwd(qb, kb, vb, gb, a, qd, kd, vd, ds, ab, tb):
         gemm(dblk, kb[:m], qd[r0:r1])
         t = tb[: m * D].reshape((m, D))
         gemm(dblk.T, qb[r0:r1], t)
-        _add_rows(t, kd[:m])
+        add_rows(t, kd[:m])
         t = tb[: m * Dv].reshape((m, Dv))
         gemm(ablk.T, gb[r0:r1], t)
-        _add_rows(t, vd[:m])
+        add_rows(t, vd[:m])
 
 
 def _sig_fwd(T):

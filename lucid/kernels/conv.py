@@ -251,7 +251,7 @@ def conv2d_grad_weight(
     dwp = np.empty((nt, g, ocg, cg * kh * kw), x.dtype)
     nb = _block(n, nt, oh * ow)
     launch(K.GEMM_GRAD_WEIGHT, nt, x5, g5, dwp, kh, kw, sh, sw, pt, pl, dh, dw, nb,
-         int(_transposed_grad_weight(cg * kh * kw, ocg, nb * oh * ow)))
+         int(nb > 1 and _transposed_grad_weight(cg * kh * kw, ocg, nb * oh * ow)))
     res = dwp[0] if nt == 1 else dwp.sum(0)
     return res.reshape(tuple(weight_shape))
 
