@@ -151,6 +151,7 @@ def fortran_gemm(dtype: str) -> int:
     dt = np.dtype(dtype)
     lib = _mkl()
     if lib is not None:
+        _STATE["kernels_lib"] = lib  # the kernels keep calling it after a ``reset``
         return int(lib.fortran[dt])
     from scipy.linalg import cython_blas  # NOTE: scipy loads only for kernels that need it
 
@@ -168,6 +169,9 @@ def _after_fork() -> None:
     # numba's "omp" layer ends a child that launches a parallel region): its products run on
     # the calling thread
     set_threads(1)
+    bound = _STATE.get("kernels_lib")
+    if bound is not None:  # the MKL compiled kernels call, even when products moved off it
+        bound.set_threads(1)
     _STATE["forked"] = True
 
 

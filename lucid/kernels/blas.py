@@ -56,6 +56,7 @@ import numpy as np
 from . import _gemm
 from . import elementwise as _ew
 from ._blaslib import _STATE, _mkl, fortran_gemm, library, mkl, reset, set_threads
+from ._threads import use_parallel
 
 __all__ = ["gemm", "gemm_pair", "bmm", "add_into", "fits", "fortran_gemm", "library", "mkl",
            "set_threads", "reset"]
@@ -66,6 +67,7 @@ _INT_MAX = 2**31 - 1
 MIN_WORK = 4096
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 _NO_JIT = bool(numba.config.DISABLE_JIT)  # the pool's kernels take addresses: compiled only
+_NO_ROW = {dt: np.empty(0, dt) for dt in _FLOATS}  # ``_gemm.one``'s "no bias"
 
 
 def _layout(a: np.ndarray) -> tuple[int, int] | None:
@@ -120,6 +122,10 @@ def gemm(a: np.ndarray, b: np.ndarray, bias: np.ndarray | None = None) -> np.nda
         out = np.matmul(a, b)
         return out if bias is None else add_into(out, bias)
     fn = lib.fns.get(a.dtype)
+    if fn is not None and not _NO_JIT and a.ndim == 2 and b.ndim == 2 and b.dtype == a.dtype:
+        out = _compiled(a, b, bias)
+        if out is not None:
+            return out
     ops = _operands(a, b) if fn is not None else None
     if ops is not None and (bias is None or _bias_ok(bias, a.dtype, ops[0], ops[1])):
         m, n, k, la, lb, pa, pb = ops
@@ -136,6 +142,27 @@ def gemm(a: np.ndarray, b: np.ndarray, bias: np.ndarray | None = None) -> np.nda
     return out if bias is None else add_into(out, bias)
 
 
+def _compiled(a: np.ndarray, b: np.ndarray, bias: Any) -> np.ndarray | None:
+    """``a @ b`` (``+ bias``, a row) for 2-D operands of one float dtype as one compiled call
+    on MKL (``_gemm.one``), or None where that does not take them (a bias of other shape,
+    too little work, unaligned data)."""
+    (m, k), n = a.shape, b.shape[1]
+    if b.shape[0] != k or m * n * k < MIN_WORK or max(m, n, k) > _INT_MAX or \
+            not (a.flags.aligned and b.flags.aligned):
+        return None
+    out = np.empty((m, n), a.dtype)
+    if bias is None:
+        _gemm.one(a, b, out, _NO_ROW[a.dtype])
+    elif not (_pool_row(bias, a.dtype, b) and bias.flags.aligned):
+        return None
+    elif use_parallel(m * n, "elementwise"):  # a large output: the bias on both cores after
+        _gemm.one(a, b, out, _NO_ROW[a.dtype])
+        _ew.add_row(out, bias)
+    else:  # the kernel fills out with it and MKL adds the product onto it
+        _gemm.one(a, b, out, bias.reshape(-1))
+    return out
+
+
 def _on_pool(dtype: np.dtype) -> bool:
     """Products of ``dtype`` run on the pool (the library is chosen on the first call)."""
     if not _STATE["loaded"]:
@@ -146,16 +173,18 @@ def _on_pool(dtype: np.dtype) -> bool:
 def _pool_gemm(a: np.ndarray, b: np.ndarray, row: np.ndarray | None = None
                ) -> np.ndarray | None:
     """``a @ b`` (``+ row``, a C-contiguous bias row of a's dtype) on the pool
-    (``_gemm.products``: the bias fills the output before the product adds onto it), or None
+    (``_gemm.pool_one``: the bias fills the output before the product adds onto it), or None
     where it does not take them."""
-    ops = _operands(a, b)
-    if ops is None:
+    if a.ndim != 2 or b.ndim != 2 or b.dtype != a.dtype or \
+            not (a.flags.aligned and b.flags.aligned):
         return None
-    out = np.empty((ops[0], ops[1]), a.dtype)
-    ta, lda, tb, ldb, m, n, k, pa, pb, pc = _pool_args(ops, out)
-    _gemm.products(pa, ta, lda, pb, tb, ldb, pc, m, n, k, a.itemsize == 8,
-                   pbias=0 if row is None else row.ctypes.data)
-    return out
+    (m, k), n = a.shape, b.shape[1]
+    if b.shape[0] != k or m * n * k < MIN_WORK or max(m, n, k) > _INT_MAX:
+        return None
+    out = np.empty((m, n), a.dtype)
+    if _gemm.pool_one(a, b, out, _NO_ROW[a.dtype] if row is None else row.reshape(-1)):
+        return out
+    return None
 
 
 def _pool_row(bias: Any, dt: np.dtype, b: np.ndarray) -> bool:
