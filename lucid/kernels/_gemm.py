@@ -256,11 +256,23 @@ def _products(ta, lda, tb, ldb, m, n, k, pa, pb, pc, wide, count, sa, sb, parts,
                t, parts, split_n, pbias)
 
 
-def _pair(ta1, lda1, tb1, ldb1, m1, n1, k1, pa1, pb1, pc1,
-          ta2, lda2, tb2, ldb2, m2, n2, k2, pa2, pb2, pc2, wide, parts, split1, split2):
-    """Two independent products (``_products``' layout, count 1) in one parallel region,
-    ``parts`` blocks each, cut along columns where ``split1`` / ``split2``: on two threads,
-    one whole product per thread (a linear layer's two gradient products, of equal work)."""
+def _pair(a1, b1, c1, a2, b2, c2, parts, split1, split2):
+    """Two independent products c1 = a1 @ b1 and c2 = a2 @ b2 (``_pool_one``'s operands, no
+    bias) in one parallel region, ``parts`` blocks each, cut along columns where ``split1`` /
+    ``split2``: on two threads, one whole product per thread (a linear layer's two gradient
+    products, of equal work). False, with nothing done, where BLAS cannot read an operand in
+    place."""
+    ta1, lda1 = _major(a1)
+    tb1, ldb1 = _major(b1)
+    ta2, lda2 = _major(a2)
+    tb2, ldb2 = _major(b2)
+    if min(ta1, tb1, ta2, tb2) < 0:
+        return False
+    (m1, k1), n1 = a1.shape, b1.shape[1]
+    (m2, k2), n2 = a2.shape, b2.shape[1]
+    pa1, pb1, pc1 = a1.ctypes.data, b1.ctypes.data, c1.ctypes.data
+    pa2, pb2, pc2 = a2.ctypes.data, b2.ctypes.data, c2.ctypes.data
+    wide = c1.itemsize == 8
     for item in prange(2 * parts):
         if item < parts:
             _block(ta1, lda1, tb1, ldb1, m1, n1, k1, pa1, pb1, pc1, wide, item, parts, split1,
@@ -268,14 +280,16 @@ def _pair(ta1, lda1, tb1, ldb1, m1, n1, k1, pa1, pb1, pc1,
         else:
             _block(ta2, lda2, tb2, ldb2, m2, n2, k2, pa2, pb2, pc2, wide, item - parts, parts,
                    split2, 0)
+    return True
 
 
 def _sig_products(_t):
     return (nbt.int64,) * 17
 
 
-def _sig_pair(_t):
-    return (nbt.int64,) * 24
+def _sig_pair(t):
+    read, write = nbt.Array(t, 2, "A", readonly=True), nbt.Array(t, 2, "A")
+    return (read, read, write) * 2 + (nbt.int64,) * 3
 
 
 POOL = (kernel(_products, name="gemm.products", signatures=[_sig_products]),
@@ -321,20 +335,6 @@ def products(pa: int, ta: int, lda: int, pb: int, tb: int, ldb: int, pc: int, m:
     else:
         POOL[1](*args, threads, int(split_columns(m, n)), pbias)
 
-
-def pair(one: tuple[int, ...], two: tuple[int, ...], wide: bool) -> None:
-    """Two independent products ``one`` and ``two``, each ``(ta, lda, tb, ldb, m, n, k, pa,
-    pb, pc)`` (``_pair``'s order, count 1): in one parallel region with half the threads on
-    each, or, where that does not pay (an odd thread count, a forked child, a product below
-    the pool's size), one after the other through ``products``."""
-    threads = block_count(numba.config.NUMBA_NUM_THREADS)
-    if threads < 2 or threads % 2 or _blaslib._STATE["forked"] or \
-            min(one[4] * one[5] * one[6], two[4] * two[5] * two[6]) < POOL_MIN:
-        for ta, lda, tb, ldb, m, n, k, pa, pb, pc in (one, two):
-            products(pa, ta, lda, pb, tb, ldb, pc, m, n, k, wide)
-        return
-    PAIR(*one, *two, int(wide), threads // 2, int(split_columns(one[4], one[5])),
-         int(split_columns(two[4], two[5])))
 
 
 
@@ -386,6 +386,7 @@ POOL_ONE = (kernel(_pool_one, name="gemm.pool_one", signatures=[_sig_pool_one]),
             kernel(_pool_one, name="gemm.pool_one[par]", parallel=True,
                    signatures=[_sig_pool_one]))
 _READY: set[tuple[int, np.dtype]] = set()
+NO_ROW = {np.dtype(t): np.empty(0, t) for t in (np.float32, np.float64)}  # "no bias"
 
 
 def _loaded(disp: Any, spec: Any, dt: np.dtype) -> Any:
@@ -401,18 +402,21 @@ def _loaded(disp: Any, spec: Any, dt: np.dtype) -> Any:
 
 
 def one(a: np.ndarray, b: np.ndarray, out: np.ndarray, bias: np.ndarray) -> None:
-    """``out[...] = a @ b`` (``+ bias`` when ``bias``, 1-D, holds out's columns; pass an
-    empty one for none) in one compiled call on the library's BLAS: ~1 us of dispatch where
+    """``out[...] = a @ b`` (``+ bias`` when ``bias``, 1-D, holds out's columns; ``NO_ROW``
+    for none) in one compiled call on the library's BLAS: ~1 us of dispatch where
     the same product through ctypes took ~8 (``blas.gemm``). 2-D float32/float64 arrays of
     one dtype, aligned, any strides (ones BLAS cannot read are copied first), ``out`` (m, n)
     writable."""
     _loaded(_ONE, _sig_one, out.dtype)(a, b, out, bias)
 
 
-def pool_one(a: np.ndarray, b: np.ndarray, out: np.ndarray, bias: np.ndarray) -> bool:
+def pool_one(a: np.ndarray, b: np.ndarray, out: np.ndarray, bias: np.ndarray | None = None
+             ) -> bool:
     """``one`` on the pool, cut as ``products`` cuts a product (``out`` C-contiguous,
-    ``bias`` an empty array or a C-contiguous row); False, with nothing done, where BLAS
-    cannot read ``a`` or ``b`` in place."""
+    ``bias`` None or a C-contiguous row); False, with nothing done, where BLAS cannot read
+    ``a`` or ``b`` in place."""
+    if bias is None:
+        bias = NO_ROW[out.dtype]
     m, k = a.shape
     n = b.shape[1]
     threads = block_count(numba.config.NUMBA_NUM_THREADS)
@@ -420,6 +424,23 @@ def pool_one(a: np.ndarray, b: np.ndarray, out: np.ndarray, bias: np.ndarray) ->
         return _loaded(POOL_ONE[0], _sig_pool_one, out.dtype)(a, b, out, bias, 1, 0)
     return _loaded(POOL_ONE[1], _sig_pool_one, out.dtype)(a, b, out, bias, threads,
                                                           int(split_columns(m, n)))
+
+
+def pair(a1: np.ndarray, b1: np.ndarray, c1: np.ndarray, a2: np.ndarray, b2: np.ndarray,
+         c2: np.ndarray) -> bool:
+    """``c1[...] = a1 @ b1`` and ``c2[...] = a2 @ b2`` (``pool_one``'s operands, no bias): in one
+    parallel region with half the threads on each, or, where that does not pay (an odd thread
+    count, a forked child, a product below the pool's size), one after the other through
+    ``pool_one``. False where BLAS cannot read an operand in place (results then unset)."""
+    threads = block_count(numba.config.NUMBA_NUM_THREADS)
+    (m1, k1), n1 = a1.shape, b1.shape[1]
+    (m2, k2), n2 = a2.shape, b2.shape[1]
+    if threads < 2 or threads % 2 or _blaslib._STATE["forked"] or \
+            min(m1 * n1 * k1, m2 * n2 * k2) < POOL_MIN:
+        return pool_one(a1, b1, c1) and pool_one(a2, b2, c2)
+    return _loaded(PAIR, _sig_pair, c1.dtype)(a1, b1, c1, a2, b2, c2, threads // 2,
+                                              int(split_columns(m1, n1)),
+                                              int(split_columns(m2, n2)))
 
 if numba.config.DISABLE_JIT:  # kernels as plain Python (NUMBA_DISABLE_JIT=1): numpy's product
 

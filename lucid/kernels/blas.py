@@ -67,7 +67,6 @@ _INT_MAX = 2**31 - 1
 MIN_WORK = 4096
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 _NO_JIT = bool(numba.config.DISABLE_JIT)  # the pool's kernels take addresses: compiled only
-_NO_ROW = {dt: np.empty(0, dt) for dt in _FLOATS}  # ``_gemm.one``'s "no bias"
 
 
 def _layout(a: np.ndarray) -> tuple[int, int] | None:
@@ -122,7 +121,7 @@ def gemm(a: np.ndarray, b: np.ndarray, bias: np.ndarray | None = None) -> np.nda
         out = np.matmul(a, b)
         return out if bias is None else add_into(out, bias)
     fn = lib.fns.get(a.dtype)
-    if fn is not None and not _NO_JIT and a.ndim == 2 and b.ndim == 2 and b.dtype == a.dtype:
+    if fn is not None and not _NO_JIT:
         out = _compiled(a, b, bias)
         if out is not None:
             return out
@@ -142,21 +141,28 @@ def gemm(a: np.ndarray, b: np.ndarray, bias: np.ndarray | None = None) -> np.nda
     return out if bias is None else add_into(out, bias)
 
 
-def _compiled(a: np.ndarray, b: np.ndarray, bias: Any) -> np.ndarray | None:
-    """``a @ b`` (``+ bias``, a row) for 2-D operands of one float dtype as one compiled call
-    on MKL (``_gemm.one``), or None where that does not take them (a bias of other shape,
-    too little work, unaligned data)."""
-    (m, k), n = a.shape, b.shape[1]
-    if b.shape[0] != k or m * n * k < MIN_WORK or max(m, n, k) > _INT_MAX or \
+def _takes(a: np.ndarray, b: np.ndarray) -> bool:
+    """2-D ``a`` (m, k) and ``b`` (k, n) of one dtype, aligned, with enough work for BLAS: what
+    the compiled products (``_gemm.one``, ``pool_one``, ``pair``) take, in any layout."""
+    if a.ndim != 2 or b.ndim != 2 or b.dtype != a.dtype or \
             not (a.flags.aligned and b.flags.aligned):
+        return False
+    (m, k), n = a.shape, b.shape[1]
+    return b.shape[0] == k and m * n * k >= MIN_WORK and max(m, n, k) <= _INT_MAX
+
+
+def _compiled(a: np.ndarray, b: np.ndarray, bias: Any) -> np.ndarray | None:
+    """``a @ b`` (``+ bias``, a row) as one compiled call on MKL (``_gemm.one``), or None
+    where that does not take them (``_takes``; a bias of other shape)."""
+    if not _takes(a, b):
         return None
-    out = np.empty((m, n), a.dtype)
+    out = np.empty((a.shape[0], b.shape[1]), a.dtype)
     if bias is None:
-        _gemm.one(a, b, out, _NO_ROW[a.dtype])
+        _gemm.one(a, b, out, _gemm.NO_ROW[a.dtype])
     elif not (_pool_row(bias, a.dtype, b) and bias.flags.aligned):
         return None
-    elif use_parallel(m * n, "elementwise"):  # a large output: the bias on both cores after
-        _gemm.one(a, b, out, _NO_ROW[a.dtype])
+    elif use_parallel(out.size, "elementwise"):  # a large output: the bias on both cores after
+        _gemm.one(a, b, out, _gemm.NO_ROW[a.dtype])
         _ew.add_row(out, bias)
     else:  # the kernel fills out with it and MKL adds the product onto it
         _gemm.one(a, b, out, bias.reshape(-1))
@@ -175,16 +181,10 @@ def _pool_gemm(a: np.ndarray, b: np.ndarray, row: np.ndarray | None = None
     """``a @ b`` (``+ row``, a C-contiguous bias row of a's dtype) on the pool
     (``_gemm.pool_one``: the bias fills the output before the product adds onto it), or None
     where it does not take them."""
-    if a.ndim != 2 or b.ndim != 2 or b.dtype != a.dtype or \
-            not (a.flags.aligned and b.flags.aligned):
+    if not _takes(a, b):
         return None
-    (m, k), n = a.shape, b.shape[1]
-    if b.shape[0] != k or m * n * k < MIN_WORK or max(m, n, k) > _INT_MAX:
-        return None
-    out = np.empty((m, n), a.dtype)
-    if _gemm.pool_one(a, b, out, _NO_ROW[a.dtype] if row is None else row.reshape(-1)):
-        return out
-    return None
+    out = np.empty((a.shape[0], b.shape[1]), a.dtype)
+    return out if _gemm.pool_one(a, b, out, None if row is None else row.reshape(-1)) else None
 
 
 def _pool_row(bias: Any, dt: np.dtype, b: np.ndarray) -> bool:
@@ -199,21 +199,12 @@ def gemm_pair(a1: np.ndarray, b1: np.ndarray, a2: np.ndarray, b2: np.ndarray
     are large enough, in one parallel region with half the threads on each product (a
     linear layer's two gradient products are of equal work: on two cores each runs whole
     on one, with no block edges and one launch)."""
-    o1 = _operands(a1, b1) if a1.dtype == a2.dtype and _on_pool(a1.dtype) else None
-    o2 = _operands(a2, b2) if o1 is not None else None
-    if o2 is None:
-        return gemm(a1, b1), gemm(a2, b2)
-    c1 = np.empty((o1[0], o1[1]), a1.dtype)
-    c2 = np.empty((o2[0], o2[1]), a1.dtype)
-    _gemm.pair(_pool_args(o1, c1), _pool_args(o2, c2), a1.itemsize == 8)
-    return c1, c2
-
-
-def _pool_args(ops: tuple, out: np.ndarray) -> tuple[int, ...]:
-    """``_operands``' figures as the pool's kernels take one product (into ``out``)."""
-    m, n, k, la, lb, pa, pb = ops
-    return (int(la[0] == _TRANS), la[1], int(lb[0] == _TRANS), lb[1], m, n, k, pa, pb,
-            out.ctypes.data)
+    if _on_pool(a1.dtype) and _takes(a1, b1) and _takes(a2, b2) and a2.dtype == a1.dtype:
+        c1 = np.empty((a1.shape[0], b1.shape[1]), a1.dtype)
+        c2 = np.empty((a2.shape[0], b2.shape[1]), a1.dtype)
+        if _gemm.pair(a1, b1, c1, a2, b2, c2):
+            return c1, c2
+    return gemm(a1, b1), gemm(a2, b2)
 
 
 def bmm(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -480,6 +480,20 @@ def test_gemm_pair_every_layout(lib, dt, la, lb):
         np.testing.assert_allclose(o, ref, **_tol(dt))
 
 
+class _Recorded:
+    """A kernel whose calls append their last three arguments (blocks, split1, split2)."""
+
+    def __init__(self, kern, calls):
+        self.kern, self.calls = kern, calls
+
+    def __call__(self, *args):
+        self.calls.append(args[-3:])
+        return self.kern(*args)
+
+    def __getattr__(self, name):
+        return getattr(self.kern, name)
+
+
 @pytest.mark.parametrize("blocks", [1, 2, 3, 4])
 @pytest.mark.parametrize("forked", [False, True])
 def test_pool_pair_side_by_side(pool, monkeypatch, blocks, forked):
@@ -489,8 +503,7 @@ def test_pool_pair_side_by_side(pool, monkeypatch, blocks, forked):
     monkeypatch.setattr(_gemm, "block_count", lambda default: blocks)
     monkeypatch.setitem(_blaslib._STATE, "forked", forked)
     regions = []
-    kern = _gemm.PAIR
-    monkeypatch.setattr(_gemm, "PAIR", lambda *a: regions.append(a[-3:]) or kern(*a))
+    monkeypatch.setattr(_gemm, "PAIR", _Recorded(_gemm.PAIR, regions))
     r = np.random.default_rng(14)
     for dt in (np.float32, np.float64):
         g, w, x = (r.standard_normal(s).astype(dt) for s in ((50, 37), (37, 90), (50, 90)))
