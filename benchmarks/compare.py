@@ -204,26 +204,29 @@ class _Server:
 PAUSE_S = 0.3  # before each batch: the other framework's spinning worker threads go idle
 
 
-def _batch_ms(servers: dict[str, _Server], warm: int, n: int, fw: str) -> float:
+def _batch_ms(servers: dict[str, _Server], warm: int, n: int, pause: float, fw: str) -> float:
     """Median of ``n`` timed steps in ``fw``'s warm process, after a pause and ``warm``
     untimed steps."""
-    time.sleep(PAUSE_S)
+    time.sleep(pause)
     return statistics.median(servers[fw].steps(warm, n))
 
 
-def compare_interleaved(models: list[str], rounds: int, log: Any = sys.stderr
+def compare_interleaved(models: list[str], rounds: int, log: Any = sys.stderr,
+                        pause: float = PAUSE_S, batch: int | None = None
                         ) -> dict[str, dict[str, Any]]:
     """``compare``'s figures from one warm process per framework and model, alternating
-    batches of steps between the two (``--interleave``)."""
+    batches of steps between the two (``--interleave``): ``batch`` timed steps each (default:
+    half the model's ``STEPS``), after ``pause`` seconds and up to two untimed steps."""
     res = _results(models)
     for m in models:
         warm, steps = STEPS.get(m, DEFAULT_STEPS)
-        batch, rewarm = max(1, steps // 2), min(warm, 2)
+        rewarm = min(warm, 2)
+        n = batch or max(1, steps // 2)
         servers = {fw: _Server(fw, m, warm) for fw in FRAMEWORKS}  # started one after another
         try:
             for r in range(rounds):
-                _round(res[m], r, partial(_batch_ms, servers, rewarm, batch))
-            print(f"{m:12s} {rounds} rounds of {batch} step(s): lucid "
+                _round(res[m], r, partial(_batch_ms, servers, rewarm, n, pause))
+            print(f"{m:12s} {rounds} rounds of {n} step(s): lucid "
                   f"{statistics.median(res[m]['lucid']):9.2f} ms  torch "
                   f"{statistics.median(res[m]['torch']):9.2f} ms  "
                   f"{statistics.median(res[m]['ratio']):6.2f}x", file=log, flush=True)
@@ -275,6 +278,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", metavar="PATH", help="also write the raw figures here")
     p.add_argument("--interleave", action="store_true",
                    help="alternate batches of steps between two warm processes per model")
+    p.add_argument("--pause", type=float, default=PAUSE_S, metavar="S",
+                   help="--interleave: seconds of idle before each batch (default %(default)s)")
+    p.add_argument("--batch", type=int, default=None, metavar="N",
+                   help="--interleave: timed steps per batch for every model "
+                        "(default: a few, by model)")
     p.add_argument("--worker", nargs=2, metavar=("FRAMEWORK", "MODEL"), help=argparse.SUPPRESS)
     p.add_argument("--profile-worker", metavar="MODEL", help=argparse.SUPPRESS)
     p.add_argument("--serve", nargs=2, metavar=("FRAMEWORK", "MODEL"), help=argparse.SUPPRESS)
@@ -292,7 +300,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     global _THREADS
     _THREADS = args.threads
-    res = (compare_interleaved if args.interleave else compare)(args.models, args.rounds)
+    if args.interleave:
+        res = compare_interleaved(args.models, args.rounds, pause=args.pause, batch=args.batch)
+    else:
+        res = compare(args.models, args.rounds)
     print(table(res))
     if args.json:
         Path(args.json).write_text(json.dumps(res, indent=1))
