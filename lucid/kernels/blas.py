@@ -170,7 +170,7 @@ def _compiled(a: np.ndarray, b: np.ndarray, bias: Any) -> np.ndarray | None:
     out = np.empty((a.shape[0], b.shape[1]), a.dtype)
     if bias is None:
         _gemm.one(a, b, out, _gemm.NO_ROW[a.dtype])
-    elif not (_pool_row(bias, a.dtype, b) and bias.flags.aligned):
+    elif not _pool_row(bias, a.dtype, b):
         return None
     elif use_parallel(out.size, "elementwise"):  # a large output: the bias on both cores after
         _gemm.one(a, b, out, _gemm.NO_ROW[a.dtype])
@@ -199,9 +199,11 @@ def _pool_gemm(a: np.ndarray, b: np.ndarray, row: np.ndarray | None = None
 
 
 def _pool_row(bias: Any, dt: np.dtype, b: np.ndarray) -> bool:
-    """``bias`` is a row the pool's products take: (n,) or (1, n) of ``dt``, C-contiguous."""
+    """``bias`` is a row the compiled products take: (n,) or (1, n) of ``dt``, C-contiguous
+    and aligned."""
     return (isinstance(bias, np.ndarray) and bias.dtype == dt and _is_row(bias)
-            and bias.shape[-1] == b.shape[-1] and bias.flags.c_contiguous)
+            and bias.shape[-1] == b.shape[-1] and bias.flags.c_contiguous
+            and bias.flags.aligned)
 
 
 def gemm_pair(a1: np.ndarray, b1: np.ndarray, a2: np.ndarray, b2: np.ndarray

@@ -89,3 +89,25 @@ def test_empty_inner_dimension_keeps_the_bias(lib):
     b = np.zeros((0, 300), np.float32)
     bias = np.arange(300, dtype=np.float32)
     np.testing.assert_array_equal(blas.gemm(a, b, bias), np.broadcast_to(bias, (200, 300)))
+
+
+def test_unaligned_operands_and_bias(lib):
+    """Data at an odd byte offset (read from a buffer) is numpy's to multiply: the compiled
+    entries are never handed what their one build cannot take."""
+    r = np.random.default_rng(8)
+    m, k, n = 40, 50, 60
+
+    def unaligned(shape):
+        vals = r.standard_normal(shape).astype(np.float32)
+        buf = bytearray(vals.nbytes + 1)
+        out = np.frombuffer(buf, np.float32, count=vals.size, offset=1).reshape(shape)
+        out[...] = vals
+        assert not out.flags.aligned
+        return out
+
+    a, b = r.standard_normal((m, k)).astype(np.float32), r.standard_normal((k, n)).astype(
+        np.float32)
+    for x, y, bias in ((unaligned((m, k)), b, None), (a, unaligned((k, n)), None),
+                       (a, b, unaligned((n,)))):
+        np.testing.assert_allclose(blas.gemm(x, y, bias), _ref(x, y, bias), rtol=1e-5,
+                                   atol=1e-4)
