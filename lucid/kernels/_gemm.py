@@ -343,10 +343,7 @@ def _one(a, b, out, bias):
     columns (out is filled with it first and BLAS adds the product onto it, beta 1)."""
     m, n = out.shape
     if n > 0 and bias.shape[0] == n:
-        for i in range(m):
-            row = out[i]
-            for j in range(n):
-                row[j] = bias[j]
+        _rows_of(out, bias, 0, m, 0, n)
         _gemm_into(a, b, out, 1)
     else:
         _gemm_into(a, b, out, 0)

@@ -125,7 +125,7 @@ def gemm(a: np.ndarray, b: np.ndarray, bias: np.ndarray | None = None) -> np.nda
     lib = _STATE["lib"] if _STATE["loaded"] else _mkl()
     if lib is None:
         if _on_pool(a.dtype):
-            row = bias if bias is not None and _pool_row(bias, a.dtype, b) else None
+            row = bias if bias is not None and _bias_row(bias, a.dtype, b) else None
             out = _pool_gemm(a, b, row)
             if out is not None:
                 return out if bias is None or row is not None else add_into(out, bias)
@@ -170,7 +170,7 @@ def _compiled(a: np.ndarray, b: np.ndarray, bias: Any) -> np.ndarray | None:
     out = np.empty((a.shape[0], b.shape[1]), a.dtype)
     if bias is None:
         _gemm.one(a, b, out, _gemm.NO_ROW[a.dtype])
-    elif not _pool_row(bias, a.dtype, b):
+    elif not _bias_row(bias, a.dtype, b):
         return None
     elif use_parallel(out.size, "elementwise"):  # a large output: the bias on both cores after
         _gemm.one(a, b, out, _gemm.NO_ROW[a.dtype])
@@ -198,7 +198,7 @@ def _pool_gemm(a: np.ndarray, b: np.ndarray, row: np.ndarray | None = None
     return out if _gemm.pool_one(a, b, out, None if row is None else row.reshape(-1)) else None
 
 
-def _pool_row(bias: Any, dt: np.dtype, b: np.ndarray) -> bool:
+def _bias_row(bias: Any, dt: np.dtype, b: np.ndarray) -> bool:
     """``bias`` is a row the compiled products take: (n,) or (1, n) of ``dt``, C-contiguous
     and aligned."""
     return (isinstance(bias, np.ndarray) and bias.dtype == dt and _is_row(bias)
