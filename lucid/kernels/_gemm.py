@@ -30,7 +30,7 @@ from . import _blaslib
 from ._jit import helper, kernel
 from ._threads import ONE_BLAS_THREAD, block_count
 
-__all__ = ["add_rows", "gemm", "one", "pair", "pool_one", "products"]
+__all__ = ["add_rows", "gemm", "gemm_add", "one", "pair", "pool_one", "products"]
 
 for _dt, _sym in (("float32", "lucid_sgemm"), ("float64", "lucid_dgemm")):
     ll.add_symbol(_sym, _blaslib.fortran_gemm(_dt))
@@ -153,6 +153,12 @@ def _gemm_out(a, ma, lda, b, mb, ldb, out, beta):
 def gemm(a, b, out):
     """``out[...] = a @ b`` for 2-D arrays of one float dtype (out (m, n), a (m, k), b (k, n))."""
     _gemm_into(a, b, out, 0)
+
+
+@helper
+def gemm_add(a, b, out):
+    """``out += a @ b`` for 2-D arrays of one float dtype (BLAS's beta = 1: no scratch)."""
+    _gemm_into(a, b, out, 1)
 
 
 @helper

@@ -25,7 +25,8 @@ run the same math.
                (no cancellation there); float64 ``np.log1p``
     expm1_full float32: expm1 with the whole-range exp above 0.5; float64 ``np.expm1``
 
-The bitcasts that build 2**k (``_bits_f32``, ``_bits_f64``) are numba intrinsics.
+The bitcasts that build 2**k (``_bits_f32``, ``_bits_f64``) are numba intrinsics, as is
+``fmax`` (LLVM's ``maxnum``), the max a row-max loop vectorises over.
 """
 
 from __future__ import annotations
@@ -33,13 +34,14 @@ from __future__ import annotations
 import numba
 import numpy as np
 from llvmlite import ir
+from numba.core import cgutils
 from numba.core import types as nbt
 from numba.extending import intrinsic, overload
 
 from ._jit import FASTMATH, helper
 
-__all__ = ["exp_full", "expm1", "expm1_full", "fast_exp", "log", "log1p", "log1p_near", "sigm",
-           "tanh"]
+__all__ = ["exp_full", "expm1", "expm1_full", "fast_exp", "fmax", "log", "log1p", "log1p_near",
+           "sigm", "tanh"]
 
 _F32 = np.float32
 _LOG2E = _F32(1.44269504088896341)
@@ -84,6 +86,33 @@ def _f32_bits_impl() -> object:
 
 
 _f32_bits = _f32_bits_impl()
+
+
+def _fmax_impl() -> object:
+    """max(a, b) of two floats of one type as LLVM's ``maxnum``, flagged no-NaN; numba's
+    ``max`` is a compare-and-select that a loop's reduction does not vectorise over."""
+    if numba.config.DISABLE_JIT:
+        return lambda a, b: max(a, b)
+
+    def fmax(typingctx, a, b):
+        if not isinstance(a, nbt.Float) or a != b:
+            return None
+
+        def codegen(context, builder, signature, args):
+            t = args[0].type
+            fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(t, [t, t]),
+                                                f"llvm.maxnum.f{a.bitwidth}")
+            return builder.call(fn, args, fastmath=("nnan", "nsz"))
+
+        return a(a, b), codegen
+
+    return intrinsic(fmax)
+
+
+# max of two floats; a loop's running max over it vectorises (0.11 -> 0.02 us for a row of
+# 64 float32). A NaN operand may be skipped: a caller lets NaN reach its result another way
+# (a softmax's exp(x - max) does)
+fmax = _fmax_impl()
 
 
 def _exp32(x):

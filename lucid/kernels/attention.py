@@ -1,34 +1,41 @@
 """Fused scaled-dot-product attention over (B, H, L, D) arrays: forward and backward.
 
-One task per (batch, head): the head's q (times the scale), k and v are copied into small
-C-contiguous buffers (the callers' q/k/v are usually strided views of one fused projection),
-then per head
+One task per (batch, head). BLAS reads each head of q, k and v in place (the callers' q/k/v
+are usually strided views of one fused projection: rows H * D apart, which BLAS takes as a
+leading dimension) and writes the head's output and gradients straight into their arrays.
+Per head
 
-    forward   a = q k^T (BLAS) -> + bias, or the causal mask (j > i gets 0 weight) -> row
-              softmax in place (``_vmath.fast_exp``) -> out = a v (BLAS)
-    backward  gv = a^T g;  ds = a * (g v^T - rowsum(a * g v^T));  gq = ds k * scale;
-              gk = ds^T (q * scale)
+    forward   a = q k^T (BLAS) -> row softmax of a * scale (+ bias), with the causal mask
+              (j > i gets 0 weight) -> out = a v (BLAS)
+    backward  gv = a^T g;  ds = scale * a * (g v^T - rowsum(a * g v^T));  gq = ds k;
+              gk = ds^T q
 
-``a`` (the attention weights, (B, H, L, S)) is written once and kept for the backward. Heads
-go to numba's threads, each calling single-threaded BLAS (``ONE_BLAS_THREAD``, as conv).
-A row whose every score is -inf gives NaN weights, as torch's math path does.
+With no bias and a positive scale, the scale is applied inside the exp (exp((s - max) *
+scale)), so no scaled copy of q is made. ``a`` (the attention weights, (B, H, L, S)) is
+written once and kept for the backward. Heads go to numba's threads, each calling
+single-threaded BLAS (``ONE_BLAS_THREAD``, as conv). A row whose every score is -inf gives
+NaN weights, as torch's math path does.
 
 The output and the gradients of q, k and v take their input's memory order (``_like``), as
 torch's CPU flash attention does: for heads viewed out of a (B, L, H * D) projection they
 are laid out (B, L, H, D), so the usual ``y.transpose(1, 2).contiguous().view(B, L, C)``
-and the gradients' way back into the projection are views, not copies (four 0.5 MB copies
-per nanoGPT layer before). Each head's results are written from the thread's buffer.
-The softmax's row max runs in eight independent accumulators (``_softmax_kernels._row_max``):
-one running max is a chain of dependent selects, and causal rows of 1-64 scores are too short
-for the compiler's vectorised loop body. 2048 causal rows of 64: 0.21 -> 0.15-0.16 ms.
+and the gradients' way back into the projection are views, not copies.
+The softmax's row max runs over ``_vmath.fmax``, whose loop vectorises (numba's ``max`` in a
+loop stays scalar).
 
 Measured, float32, nanoGPT's attention (16 x 4 heads, L = S = 64, D = 32, causal; q, k, v
-strided views), 2 busy cores, milliseconds, forward / backward, ranges over runs:
+strided views), 2 busy cores, microseconds per call, forward / forward + backward, medians
+of alternating runs on an AVX-512 Xeon:
 
-    composed (numpy batched matmul, softmax kernel, mask add)    1.35-2.3 / 1.65-2.3
-    this kernel                                                  1.05-1.2 / 1.5-2.0
-    (torch 2.13's CPU flash attention in its GPT step, profiled: ~0.98 / ~2.2)
+    heads copied into per-thread buffers, scalar row max    780-845 / 1950-2060
+    this kernel                                             530-650 / 1490-1820
+    torch 2.13's CPU flash attention                        430-505 / 1610-1800
 
+One head's forward, serial: q k^T ~3 us, the 64 causal row softmaxes ~6 us (each row's loops
+end in scalar code for its last up to 31 scores: rows of n scores run slower per score than
+full rows of 64), a v ~3 us. Masking the tail with -inf and running full rows, or selects on
+the column index, were slower: -inf stored one score at a time stalls the vector loads that
+read it back, and a select kept the exp loop from vectorising well.
 Small BLAS calls stay faster than numba loops here: 64x32 @ 32x64 on one thread 7.3 us
 through ``np.dot``, 18.5 us as an i-k-j loop.
 """
@@ -42,7 +49,7 @@ from numba.core import types as nbt
 
 from ._chunks import launch
 from ._chunks import split as _split
-from ._gemm import add_rows, gemm
+from ._gemm import gemm, gemm_add
 from ._jit import dual, helper
 from ._softmax_kernels import _row_max
 from ._vmath import fast_exp
@@ -56,8 +63,8 @@ _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 # heads of 32 channels, float32, forward / backward ms, full -> blocks (QB = 64; QB = 32 had
 # more small BLAS calls and lost at every length):
 #     L = 128:  5.2 -> 4.5 / 8.9 -> 6.0        L = 256:  13.6 -> 11.0 / 25.3 -> 15.5
-# At L = 64 one block is the whole head, and its copies made it 5-10% slower than the full
-# path, so heads of QB rows or fewer keep that.
+# At L = 64 one block is the whole head: two blocks of 32 rows there (now that a block is
+# scored in place, not copied) were no faster (forward 590-635 vs 620-670 us per call).
 QB = 64
 
 # The bias argument when there is none (never read): a (1, 1, 2, 1) view that is not
@@ -67,43 +74,16 @@ _NO_BIAS = {dt: np.empty((1, 1, 2, 2), dt)[:, :, :, :1] for dt in _FLOATS}
 
 
 @helper
-def _load(src, dst, scale):
-    """dst = src * scale for 2-D arrays: a strided head view into a thread's C-contiguous
-    buffer, or a buffer out into a strided head of the result."""
-    for i in range(src.shape[0]):
-        s, d = src[i], dst[i]
-        for j in range(s.shape[0]):
-            d[j] = s[j] * scale
-
-
-@helper
-def _load_head(q, k, v, b, h, sc, qb, kb, vb):
-    """Head (b, h) into the thread's buffers: qb = q * sc, kb = k, vb = v."""
-    one = q.dtype.type(1)
-    _load(q[b, h], qb, sc)
-    _load(k[b, h], kb, one)
-    _load(v[b, h], vb, one)
-
-
-@helper
-def _head_buffers(q, k, v):
-    """A thread's C-contiguous buffers for one head's q, k and v."""
-    L, D = q.shape[2], q.shape[3]
-    S, Dv = k.shape[2], v.shape[3]
-    return np.empty((L, D), q.dtype), np.empty((S, D), q.dtype), np.empty((S, Dv), q.dtype)
-
-
-@helper
-def _softmax_row(row, n):
-    """row[:n] = softmax(row[:n]) in place, row[n:] = 0.
+def _softmax_row(row, n, sc):
+    """row[:n] = softmax(sc * row[:n]) in place (sc > 0, applied inside the exp), row[n:] = 0.
 
     The max may skip a NaN score; it still makes its whole row NaN through the sum, as
     torch's math path does."""
     zero = row.dtype.type(0)
-    mx = _row_max(row[:n])  # eight accumulators: 0.21 -> 0.15 ms over 2048 causal rows of 64
+    mx = _row_max(row[:n])
     s = zero
     for j in range(n):
-        e = fast_exp(row[j] - mx)
+        e = fast_exp((row[j] - mx) * sc)
         row[j] = e
         s += e
     inv = row.dtype.type(1) / s
@@ -113,142 +93,106 @@ def _softmax_row(row, n):
         row[j] = zero
 
 
+@helper
+def _scale_row(row, br, sc, has_bias):
+    """row = row * sc (+ br): the scores' scale when it cannot go into the exp."""
+    for j in range(row.shape[0]):
+        row[j] = row[j] * sc + br[j] if has_bias else row[j] * sc
+
+
+@helper
+def _zero(x):
+    """x[...] = 0 for a 2-D array of any strides."""
+    for i in range(x.shape[0]):
+        r = x[i]
+        for j in range(r.shape[0]):
+            r[j] = 0
+
+
 def _attn_fwd(q, k, v, bias, has_bias, causal, scale, out, attn, nt):
     """out[b, h] = softmax(q[b, h] k[b, h]^T * scale + bias[b, h]) v[b, h]   (attn keeps a)
 
     for t in prange(nt):                           # a contiguous range of heads each
-        for head i in chunk t:
-            qb = q[i] * scale; kb = k[i]; vb = v[i]          (C-contiguous copies)
-            a = attn[i] = qb @ kb.T (BLAS);  a += bias[i]
-            softmax over each row of a;  out[i] = a @ vb (BLAS)
-            (causal heads longer than QB: by blocks of query rows, _causal_fwd)
+        for head i in chunk t, for each block of query rows r0..r1 (one block unless
+        causal and longer than QB), against the m keys it may see:
+            a[r0:r1, :m] = q[i][r0:r1] @ k[i][:m].T      (BLAS, reading the heads in place)
+            softmax over each row (the scale inside the exp, or first with the bias), 0 on
+            the keys it may not see;  out[i][r0:r1] = a[r0:r1, :m] @ v[i][:m]    (BLAS)
     """
     B, H, L = q.shape[:3]
-    S, Dv = k.shape[2], v.shape[3]
+    S = k.shape[2]
     sc = q.dtype.type(scale)
-    one = q.dtype.type(1)
+    fold = sc > 0 and not has_bias
+    es = sc if fold else q.dtype.type(1)
+    qb = QB if causal and L > QB else L
     BH = B * H
     for t in prange(nt):
-        qb, kb, vb = _head_buffers(q, k, v)
-        ob = np.empty((L, Dv), q.dtype)
-        sbuf = np.empty(QB * S, q.dtype)
         for i in range(t * BH // nt, (t + 1) * BH // nt):
             b, h = i // H, i % H
-            _load_head(q, k, v, b, h, sc, qb, kb, vb)
-            a = attn[b, h]
-            if causal and L > QB:
-                _causal_fwd(qb, kb, vb, a, ob, sbuf)
-            else:
-                gemm(qb, kb.T, a)
-                for r in range(L):
-                    row = a[r]
-                    if has_bias:
-                        br = bias[b, h, r]
-                        for j in range(S):
-                            row[j] += br[j]
-                    _softmax_row(row, min(r + 1, S) if causal else S)
-                gemm(a, vb, ob)
-            _load(ob, out[b, h], one)
-
-
-@helper
-def _causal_fwd(qb, kb, vb, a, ob, sbuf):
-    """One causal head: for each block of QB query rows r0..r1, only the keys j < r1 are
-    scored (the rest of its rows of ``a`` is 0)."""
-    L, S = a.shape
-    for r0 in range(0, L, QB):
-        r1 = min(r0 + QB, L)
-        n, m = r1 - r0, min(r1, S)
-        s = sbuf[: n * m].reshape((n, m))
-        gemm(qb[r0:r1], kb[:m].T, s)
-        for i in range(n):
-            row, dst = s[i], a[r0 + i]
-            _softmax_row(row, min(r0 + i + 1, m))
-            for j in range(m):
-                dst[j] = row[j]
-            for j in range(m, S):
-                dst[j] = 0
-        gemm(s, vb[:m], ob[r0:r1])
+            qh, kh, vh, a, oh = q[b, h], k[b, h], v[b, h], attn[b, h], out[b, h]
+            for r0 in range(0, L, qb):
+                r1 = min(r0 + qb, L)
+                m = min(r1, S) if causal else S
+                gemm(qh[r0:r1], kh[:m].T, a[r0:r1, :m])
+                for r in range(r0, r1):
+                    if not fold:
+                        _scale_row(a[r, :m], bias[b, h, r], sc, has_bias)
+                    _softmax_row(a[r], min(r + 1, m) if causal else m, es)
+                gemm(a[r0:r1, :m], vh[:m], oh[r0:r1])
 
 
 def _attn_bwd(q, k, v, attn, g, scale, causal, gq, gk, gv, nt):
     """Gradients of ``_attn_fwd`` given g = d out (B, H, L, Dv).
 
     for t in prange(nt):
-        for head i in chunk t:
-            gv[i] = a^T @ g[i];  ds = g[i] @ v[i]^T                       (BLAS)
-            ds = a * (ds - rowsum(a * ds))                                (softmax backward)
-            gq[i] = (ds @ k[i]) * scale;  gk[i] = ds^T @ (q[i] * scale)   (BLAS)
-            (causal heads longer than QB: by blocks of query rows, _causal_bwd)
+        for head i in chunk t, for each block of query rows r0..r1 against its m keys
+        (as the forward), with a = attn[i][r0:r1, :m]:
+            ds = g[i][r0:r1] @ v[i][:m]^T                                 (BLAS)
+            ds = scale * a * (ds - rowsum(a * ds))                        (softmax backward)
+            gq[i][r0:r1] = ds @ k[i][:m];  gk[i][:m] (+)= ds^T @ q[i][r0:r1];
+            gv[i][:m] (+)= a^T @ g[i][r0:r1]      (BLAS; blocks add into the keys they saw)
     """
-    B, H, L, D = q.shape
-    S, Dv = k.shape[2], v.shape[3]
+    B, H, L = q.shape[:3]
+    S = k.shape[2]
     sc = q.dtype.type(scale)
-    one = q.dtype.type(1)
+    qb = QB if causal and L > QB else L
     BH = B * H
     for t in prange(nt):
-        qb, kb, vb = _head_buffers(q, k, v)
-        gb = np.empty((L, Dv), q.dtype)
-        ds = np.empty((L, S), q.dtype)
-        qd, kd, vd = _head_buffers(q, k, v)
-        ab = np.empty(QB * S, q.dtype)
-        tb = np.empty(S * max(D, Dv), q.dtype)
+        ds = np.empty(qb * S, q.dtype)
         for i in range(t * BH // nt, (t + 1) * BH // nt):
             b, h = i // H, i % H
-            _load_head(q, k, v, b, h, sc, qb, kb, vb)
-            _load(g[b, h], gb, one)
-            a = attn[b, h]
-            if causal and L > QB:
-                _causal_bwd(qb, kb, vb, gb, a, qd, kd, vd, ds, ab, tb)
-            else:
-                gemm(a.T, gb, vd)
-                gemm(gb, vb.T, ds)
-                for r in range(L):
-                    _softmax_grad_row(a[r], ds[r], S)
-                gemm(ds, kb, qd)
-                gemm(ds.T, qb, kd)
-            _load(vd, gv[b, h], one)
-            _load(qd, gq[b, h], sc)
-            _load(kd, gk[b, h], one)
+            qh, kh, vh, gh, a = q[b, h], k[b, h], v[b, h], g[b, h], attn[b, h]
+            gqh, gkh, gvh = gq[b, h], gk[b, h], gv[b, h]
+            if qb < L:
+                _zero(gkh)
+                _zero(gvh)
+            for r0 in range(0, L, qb):
+                r1 = min(r0 + qb, L)
+                m = min(r1, S) if causal else S
+                ab = a[r0:r1, :m]
+                d = ds[: (r1 - r0) * m].reshape((r1 - r0, m))
+                gemm(gh[r0:r1], vh[:m].T, d)
+                for r in range(r1 - r0):
+                    _softmax_grad_row(ab[r], d[r], sc)
+                gemm(d, kh[:m], gqh[r0:r1])
+                if qb < L:
+                    gemm_add(d.T, qh[r0:r1], gkh[:m])
+                    gemm_add(ab.T, gh[r0:r1], gvh[:m])
+                else:
+                    gemm(d.T, qh, gkh[:m])
+                    gemm(ab.T, gh, gvh[:m])
+                    _zero(gkh[m:])
+                    _zero(gvh[m:])
 
 
 @helper
-def _softmax_grad_row(ar, dr, n):
-    """dr[:n] = ar * (dr - sum(ar * dr)): the softmax backward of one row."""
+def _softmax_grad_row(ar, dr, sc):
+    """dr = sc * ar * (dr - sum(ar * dr)): the softmax backward of one row, times the scale."""
     acc = ar.dtype.type(0)
-    for j in range(n):
+    for j in range(ar.shape[0]):
         acc += ar[j] * dr[j]
-    for j in range(n):
-        dr[j] = ar[j] * (dr[j] - acc)
-
-
-@helper
-def _causal_bwd(qb, kb, vb, gb, a, qd, kd, vd, ds, ab, tb):
-    """One causal head's gradients by blocks of QB query rows, each against the keys j < r1
-    it saw: gq rows of the block, and its share of gk and gv (added to the key rows)."""
-    L, S = a.shape
-    D, Dv = qb.shape[1], vb.shape[1]
-    kd[:] = 0
-    vd[:] = 0
-    for r0 in range(0, L, QB):
-        r1 = min(r0 + QB, L)
-        n, m = r1 - r0, min(r1, S)
-        ablk = ab[: n * m].reshape((n, m))
-        dblk = ds.ravel()[: n * m].reshape((n, m))
-        for i in range(n):
-            src, dst = a[r0 + i], ablk[i]
-            for j in range(m):
-                dst[j] = src[j]
-        gemm(gb[r0:r1], vb[:m].T, dblk)
-        for i in range(n):
-            _softmax_grad_row(ablk[i], dblk[i], m)
-        gemm(dblk, kb[:m], qd[r0:r1])
-        t = tb[: m * D].reshape((m, D))
-        gemm(dblk.T, qb[r0:r1], t)
-        add_rows(t, kd[:m])
-        t = tb[: m * Dv].reshape((m, Dv))
-        gemm(ablk.T, gb[r0:r1], t)
-        add_rows(t, vd[:m])
+    for j in range(ar.shape[0]):
+        dr[j] = sc * ar[j] * (dr[j] - acc)
 
 
 def _sig_fwd(T):

@@ -83,6 +83,35 @@ def test_attention_kernels_match_reference(rng, chunks, dtype, case) -> None:
             np.testing.assert_allclose(x, y, **tol)
 
 
+@pytest.mark.parametrize("scale", [-0.7, 0.0, 2.5])
+@pytest.mark.parametrize("causal", [False, True])
+def test_attention_scale_of_any_sign(rng, chunks, scale, causal) -> None:
+    """A positive scale is applied inside the exp, any other to the scores first."""
+    q, k, v = _qkv(rng, 2, 2, 9, 9, 4, 3, np.float64, True)
+    out, a = A.attention(q, k, v, None, scale, causal)
+    ro, ra = R.attention(q, k, v, None, scale, causal)
+    np.testing.assert_allclose(out, ro, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(a, ra, rtol=1e-12, atol=1e-12)
+    g = rng.standard_normal(out.shape)
+    for x, y in zip(A.attention_backward(q, k, v, a, g, scale, causal),
+                    R.attention_backward(q, k, v, ra, g, scale)):
+        np.testing.assert_allclose(x, y, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("lq", [6, 70])
+def test_attention_nan_score_makes_its_row_nan(rng, chunks, lq) -> None:
+    """A NaN in one query makes that query's weights and output NaN (the row max may skip
+    it; the sum does not), and no other row."""
+    q, k, v = _qkv(rng, 1, 2, lq, lq, 4, 4, np.float32, False)
+    q[0, 1, 3, 2] = np.nan
+    out, a = A.attention(q, k, v, None, 0.5, True)
+    assert np.isnan(a[0, 1, 3, :4]).all() and (a[0, 1, 3, 4:] == 0).all()
+    assert np.isnan(out[0, 1, 3]).all()
+    rest = np.ones(a.shape[:3], bool)
+    rest[0, 1, 3] = False
+    assert np.isfinite(out[rest]).all() and np.isfinite(a[rest]).all()
+
+
 def test_attention_float64_gradient_by_differences(rng) -> None:
     """The kernel's backward is the derivative of its forward (central differences)."""
     q, k, v = _qkv(rng, 1, 2, 3, 4, 2, 2, np.float64, False)
