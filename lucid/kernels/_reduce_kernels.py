@@ -6,8 +6,8 @@
 Parallel work is split into tasks so that few long rows (outer small, e.g. axis=None) and many
 short rows both keep every thread busy: last-axis tasks are (row, CH-element chunk) pairs, mid
 tasks are (outer, KC-element inner chunk) pairs whose inner loop is contiguous.
-Float sums accumulate each CH chunk in the input dtype (vectorised, 32 lanes under fastmath)
-and combine chunks in float64.
+Float sums accumulate each CH chunk (column sums: RCH rows) in the input dtype (vectorised,
+32 lanes under fastmath) and combine chunks in float64.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ CH = 4096  # reduced elements per last-axis task
 # least ROWS_MIN rows instead: 1024 x 384 float32 51 -> 27 us on 2 cores.
 ROW_BLOCKS = 8
 ROWS_MIN = 64
+RCH = 256  # rows a column's partial sum adds in the input dtype before the float64 combine
 KC = 1024  # kept inner elements per mid task (float64 accumulator chunk: 8 KiB, stays in L1)
 LANES = 64  # independent max/min lanes: the compare-select then vectorises (~4x a scalar loop)
 ALANES = 32  # argmax lanes of (value, index): 216 -> 140 us vs a max pass + search pass
@@ -209,20 +210,38 @@ def _sum_rows(x, out, scale):
     """out[k] = scale * sum_j x[j, k] for a (n, inner) x with few columns (a bias gradient)
 
     for b in prange(nb):                          # nb row blocks, fixed by n alone
-        acc[b] = sum of rows j0:j1 of x           # float64, contiguous, vectorised
+        for each chunk of up to RCH rows of block b:
+            part = sum of its rows                # input dtype, four rows per pass
+            acc[b] += part                        # float64
     out = scale * sum_b acc[b]
 
-    The blocks depend on n only, so both builds add in the same order.
+    The blocks depend on n only, so both builds add in the same order. Four rows per pass
+    load and store the partial sums a quarter as often, and in the input dtype a vector holds
+    twice the float32 lanes: 1024 x 128 float32 17.7 -> 8.7 us, 1024 x 512 75 -> 47 us (serial,
+    AVX-512 Xeon).
     """
     n, inner = x.shape
     nb = min(ROW_BLOCKS, max(1, n // ROWS_MIN))
     acc = np.zeros((nb, inner), np.float64)
     for b in prange(nb):
-        a = acc[b]
-        for j in range(b * n // nb, (b + 1) * n // nb):
-            r = x[j]
+        ab = acc[b]
+        part = np.empty(inner, x.dtype)
+        j1 = (b + 1) * n // nb
+        for c0 in range(b * n // nb, j1, RCH):
+            c1 = min(c0 + RCH, j1)
+            part[:] = 0
+            j = c0
+            while j + 4 <= c1:
+                r0, r1, r2, r3 = x[j], x[j + 1], x[j + 2], x[j + 3]
+                for k in range(inner):
+                    part[k] += (r0[k] + r1[k]) + (r2[k] + r3[k])
+                j += 4
+            for jj in range(j, c1):
+                r = x[jj]
+                for k in range(inner):
+                    part[k] += r[k]
             for k in range(inner):
-                a[k] += r[k]
+                ab[k] += part[k]
     for k in range(inner):
         s = 0.0
         for b in range(nb):

@@ -37,7 +37,7 @@ __all__ = ["sum", "mean", "var", "max", "min", "argmax", "argmin", "supports"]
 Axis = int | Sequence[int] | None
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
-ROWS_PARALLEL_MIN = 1 << 17  # elements from which column sums (``sum_rows``) go parallel
+ROWS_PARALLEL_MIN = 1 << 18  # elements from which column sums (``sum_rows``) go parallel
 
 
 def supports(x: np.ndarray) -> bool:
@@ -146,9 +146,10 @@ def _launch(last: tuple, mid: tuple, plan: _Plan, out: np.ndarray, arg: object) 
     elif mid is K.sum_mid and outer == 1 and inner <= K.KC and n >= 2 * K.ROWS_MIN:
         ser, par = K.sum_rows
         args = (x3[0], out[0], arg)
-        # its parallel build wins from 2^17 elements, whatever the pool policy (a launch
-        # costs ~9 us): float32, serial / parallel, us: 128 x 256 5.0 / 14.3, 128 x 512
-        # 8.9 / 16.3, 1024 x 128 18.1 / 17.5, 1024 x 384 51.6 / 35.4 (AVX-512 Xeon)
+        # its parallel build wins from 2^18 elements, whatever the pool policy (a launch
+        # costs ~9 us): float32, serial / parallel, us: 128 x 256 2.6-6.0 / 8.7-12.2,
+        # 1024 x 128 8.5 / 12-20, 1024 x 384 30-52 / 23-37, 4096 x 512 300 / 156-198
+        # (AVX-512 Xeon)
         work = 2 * x3.size if x3.size >= ROWS_PARALLEL_MIN else 0
     else:
         ser, par = mid
