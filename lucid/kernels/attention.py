@@ -28,14 +28,15 @@ strided views), 2 busy cores, microseconds per call, forward / forward + backwar
 of alternating runs on an AVX-512 Xeon:
 
     heads copied into per-thread buffers, scalar row max    780-845 / 1950-2060
-    this kernel                                             530-650 / 1490-1820
-    torch 2.13's CPU flash attention                        430-505 / 1610-1800
+    this kernel                                             530-660 / 1490-1820
+    torch 2.13's CPU flash attention                        430-525 / 1600-1945
 
 One head's forward, serial: q k^T ~3 us, the 64 causal row softmaxes ~6 us (each row's loops
 end in scalar code for its last up to 31 scores: rows of n scores run slower per score than
-full rows of 64), a v ~3 us. Masking the tail with -inf and running full rows, or selects on
-the column index, were slower: -inf stored one score at a time stalls the vector loads that
-read it back, and a select kept the exp loop from vectorising well.
+full rows of 64), a v ~3 us. These were slower for the softmax rows: the tail set to -inf
+and every loop over the whole row; a select on the column index in the loops; an additive
+(L, S) mask row; chunks of 8 or 16 in fixed-length inner loops (the compiler unrolls those
+and does not vectorise them).
 Small BLAS calls stay faster than numba loops here: 64x32 @ 32x64 on one thread 7.3 us
 through ``np.dot``, 18.5 us as an i-k-j loop.
 """
