@@ -22,8 +22,7 @@ CH = 4096  # reduced elements per last-axis task
 # Column sums of one (n, inner) block (outer 1, inner <= KC: a linear layer's bias gradient)
 # have a single mid task; ``_sum_rows`` splits the rows into up to ROW_BLOCKS blocks of at
 # least ROWS_MIN rows instead: 1024 x 384 float32 51 -> 27 us on 2 cores.
-ROW_BLOCKS = 8
-ROWS_MIN = 64
+ROW_BLOCKS, ROWS_MIN = 8, 64
 # rows a column's partial sum adds in the input dtype before the float64 combine: float32
 # column sums of 700 x 10000 within 1.6e-5 of float64's (torch's 1.5e-5; 256 rows: 3.9e-5)
 RCH = 64
@@ -184,14 +183,11 @@ def _sum_last(x, out, scale):
 @helper
 def _add_rows(x, o, j0, j1, k0, acc, part):
     """acc += sum of x[o, j0:j1, k0:k0 + len(acc)] over its rows (float64 acc): chunks of up
-    to RCH rows are summed four rows per pass into ``part`` (input dtype), then added.
-    (Rows are sliced one at a time from the 3-D x: each is then contiguous to numba, and the
-    loops vectorise.)
-
-    Four rows per pass load and store the partial sums a quarter as often, and in the input
-    dtype a vector holds twice the float32 lanes. Float32, serial, AVX-512 Xeon, us: column
-    sums of 1024 x 128 17.7 -> 8.7-11, 1024 x 512 75 -> 47; (1, 700, 10000) over its middle
-    axis 1860-2090 -> 1260-1320 (parallel 980-1270 -> 600-630)."""
+    to RCH rows summed four rows per pass into ``part`` (input dtype: a quarter of the partial
+    sums' loads and stores, twice the float32 lanes of float64), then added. Rows are sliced
+    one by one (contiguous to numba, so the loops vectorise). Float32, serial, AVX-512 Xeon,
+    us: column sums of 1024 x 128 17.7 -> 8.7-11, 1024 x 512 75 -> 47; (1, 700, 10000) over
+    its middle axis 1860-2090 -> 1260-1320 (parallel 980-1270 -> 600-630)."""
     inner = acc.shape[0]
     k1 = k0 + inner
     for c0 in range(j0, j1, RCH):
@@ -217,8 +213,7 @@ def _sum_mid(x, out, scale):
 
     for t in prange(outer * nkc):                 # task = (o, inner chunk k0:k1 of KC)
         acc[o, k0:k1] = sum_j x[o, j, k0:k1]      # _add_rows: float64 over chunks of rows
-        out[o, k0:k1] = scale * acc[o, k0:k1]
-    """
+        out[o, k0:k1] = scale * acc[o, k0:k1]"""
     outer, n, inner = x.shape
     nkc = (inner + KC - 1) // KC
     acc = np.zeros((outer, inner), np.float64)
@@ -236,12 +231,9 @@ def _sum_mid(x, out, scale):
 def _sum_rows(x, out, scale):
     """out[k] = scale * sum_j x[j, k] for a (n, inner) x with few columns (a bias gradient)
 
-    for b in prange(nb):                          # nb row blocks, fixed by n alone
+    for b in prange(nb):       # nb row blocks, fixed by n alone: both builds add in one order
         acc[b] = sum of rows j0:j1 of x           # _add_rows: float64 over chunks of rows
-    out = scale * sum_b acc[b]
-
-    The blocks depend on n only, so both builds add in the same order.
-    """
+    out = scale * sum_b acc[b]"""
     n, inner = x.shape
     nb = min(ROW_BLOCKS, max(1, n // ROWS_MIN))
     acc = np.zeros((nb, inner), np.float64)
@@ -249,10 +241,7 @@ def _sum_rows(x, out, scale):
     for b in prange(nb):
         _add_rows(x3, 0, b * n // nb, (b + 1) * n // nb, 0, acc[b], np.empty(inner, x.dtype))
     for k in range(inner):
-        s = 0.0
-        for b in range(nb):
-            s += acc[b, k]
-        out[k] = s * scale
+        out[k] = np.sum(acc[:, k]) * scale
 
 
 def _ext_last(x, out, is_min):
