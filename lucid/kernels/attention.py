@@ -136,8 +136,10 @@ def _attn_fwd(q, k, v, bias, has_bias, causal, scale, out, attn, nt):
                 m = min(r1, S) if causal else S
                 gemm(qh[r0:r1], kh[:m].T, a[r0:r1, :m])
                 for r in range(r0, r1):
-                    if not fold:
-                        _scale_row(a[r, :m], bias[b, h, r], sc, has_bias)
+                    if has_bias:
+                        _scale_row(a[r, :m], bias[b, h, r], sc, True)
+                    elif not fold:  # (the row stands in for the bias it does not read)
+                        _scale_row(a[r, :m], a[r, :m], sc, False)
                     _softmax_row(a[r], min(r + 1, m) if causal else m, es)
                 gemm(a[r0:r1, :m], vh[:m], oh[r0:r1])
 
