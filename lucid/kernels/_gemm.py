@@ -342,8 +342,6 @@ def products(pa: int, ta: int, lda: int, pb: int, tb: int, ldb: int, pc: int, m:
         POOL[1](*args, threads, int(split_columns(m, n)), pbias)
 
 
-
-
 def _one(a, b, out, bias):
     """out = a @ b on the library's BLAS, plus the row ``bias`` where it holds out's n
     columns (out is filled with it first and BLAS adds the product onto it, beta 1)."""

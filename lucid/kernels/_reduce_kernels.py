@@ -181,7 +181,7 @@ def _sum_last(x, out, scale):
 
 
 @helper
-def _add_rows(x, o, j0, j1, k0, acc, part):
+def _sum_rows_into(x, o, j0, j1, k0, acc, part):
     """acc += sum of x[o, j0:j1, k0:k0 + len(acc)] over its rows (float64 acc): chunks of up
     to RCH rows summed four rows per pass into ``part`` (input dtype: a quarter of the partial
     sums' loads and stores, twice the float32 lanes of float64), then added. Rows are sliced
@@ -210,7 +210,7 @@ def _sum_mid(x, out, scale):
     """out[o, k] = scale * sum_j x[o, j, k]
 
     for t in prange(outer * nkc):                 # task = (o, inner chunk k0:k1 of KC)
-        acc[o, k0:k1] = sum_j x[o, j, k0:k1]      # _add_rows: float64 over chunks of rows
+        acc[o, k0:k1] = sum_j x[o, j, k0:k1]      # _sum_rows_into: float64 over chunks of rows
         out[o, k0:k1] = scale * acc[o, k0:k1]"""
     outer, n, inner = x.shape
     nkc = (inner + KC - 1) // KC
@@ -220,7 +220,7 @@ def _sum_mid(x, out, scale):
         k0 = (t - o * nkc) * KC
         k1 = min(inner, k0 + KC)
         a = acc[o, k0:k1]
-        _add_rows(x, o, 0, n, k0, a, np.empty(k1 - k0, x.dtype))
+        _sum_rows_into(x, o, 0, n, k0, a, np.empty(k1 - k0, x.dtype))
         w = out[o, k0:k1]
         for k in range(k1 - k0):
             w[k] = a[k] * scale
@@ -230,14 +230,14 @@ def _sum_rows(x, out, scale):
     """out[k] = scale * sum_j x[j, k] for a (n, inner) x with few columns (a bias gradient)
 
     for b in prange(nb):       # nb row blocks, fixed by n alone: both builds add in one order
-        acc[b] = sum of rows j0:j1 of x           # _add_rows: float64 over chunks of rows
+        acc[b] = sum of rows j0:j1 of x           # _sum_rows_into: float64 over chunks of rows
     out = scale * sum_b acc[b]"""
     n, inner = x.shape
     nb = min(ROW_BLOCKS, max(1, n // ROWS_MIN))
     acc = np.zeros((nb, inner), np.float64)
     x3 = x.reshape((1, n, inner))
     for b in prange(nb):
-        _add_rows(x3, 0, b * n // nb, (b + 1) * n // nb, 0, acc[b], np.empty(inner, x.dtype))
+        _sum_rows_into(x3, 0, b * n // nb, (b + 1) * n // nb, 0, acc[b], np.empty(inner, x.dtype))
     for k in range(inner):  # a loop: np.sum here would be a parallel region per k
         s = 0.0
         for b in range(nb):

@@ -18,7 +18,6 @@ from ._vmath import fast_exp, fmax
 CH = 4096  # row elements summed in the input dtype before a float64 combine
 
 
-
 @helper
 def _row_max(r):
     """max of a non-empty 1-d r over ``fmax``, so the loop vectorises (a row of 64 float32:

@@ -109,9 +109,9 @@ def _fmax_impl() -> object:
     return intrinsic(fmax)
 
 
-# max of two floats; a loop's running max over it vectorises (0.11 -> 0.02 us for a row of
-# 64 float32). A NaN operand may be skipped: a caller lets NaN reach its result another way
-# (a softmax's exp(x - max) does)
+# max of two floats; a loop's running max over it vectorises (a row of 64 float32: 0.05 us
+# in eight scalar accumulators of numba's ``max``, ~0.005 us over this). A NaN operand may be
+# skipped: a caller lets NaN reach its result another way (a softmax's exp(x - max) does)
 fmax = _fmax_impl()
 
 

@@ -95,10 +95,11 @@ def _softmax_row(row, n, sc):
 
 
 @helper
-def _scale_row(row, br, sc, has_bias):
-    """row = row * sc (+ br): the scores' scale when it cannot go into the exp."""
+def _scale_row(row, br, sc):
+    """row = row * sc + br (``br`` None: row * sc): the scores' scale when it cannot go into
+    the exp."""
     for j in range(row.shape[0]):
-        row[j] = row[j] * sc + br[j] if has_bias else row[j] * sc
+        row[j] = row[j] * sc if br is None else row[j] * sc + br[j]
 
 
 @helper
@@ -137,9 +138,9 @@ def _attn_fwd(q, k, v, bias, has_bias, causal, scale, out, attn, nt):
                 gemm(qh[r0:r1], kh[:m].T, a[r0:r1, :m])
                 for r in range(r0, r1):
                     if has_bias:
-                        _scale_row(a[r, :m], bias[b, h, r], sc, True)
-                    elif not fold:  # (the row stands in for the bias it does not read)
-                        _scale_row(a[r, :m], a[r, :m], sc, False)
+                        _scale_row(a[r, :m], bias[b, h, r], sc)
+                    elif not fold:
+                        _scale_row(a[r, :m], None, sc)
                     _softmax_row(a[r], min(r + 1, m) if causal else m, es)
                 gemm(a[r0:r1, :m], vh[:m], oh[r0:r1])
 
