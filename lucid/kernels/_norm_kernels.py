@@ -18,6 +18,7 @@ from numba import prange
 from numba.core import types as nbt
 
 from ._jit import dual, helper
+from ._vmath import wide
 
 KC = 256  # channels per task in the (N, C) batch-norm kernels
 RB = 32  # rows per task in the layer-norm backward
@@ -237,6 +238,7 @@ def _ln_fwd(x, w, b, eps, out, mean, rstd):
     m_, d_ = x.shape
     dt = x.dtype.type
     for i in prange(m_):
+        wide()
         r = x[i]
         s0 = r[0] if d_ else dt(0)
         mu = np.float64(s0) + np.float64(_sum_dev(r, s0)) / d_
@@ -307,6 +309,7 @@ def _ln_bwd(x, g, mean, rstd, w, need_gx, need_wb, gx, gw, gb):
     pw = np.empty((nt if need_wb else 0, d_), x.dtype)
     pb = np.empty((nt if need_wb else 0, d_), x.dtype)
     for t in prange(nt):
+        wide()
         if need_wb:
             _fill0(pw[t])
             _fill0(pb[t])

@@ -13,7 +13,7 @@ from numba import prange
 from numba.core import types as nbt
 
 from ._jit import dual, helper
-from ._vmath import fast_exp, fmax
+from ._vmath import fast_exp, fmax, wide
 
 CH = 4096  # row elements summed in the input dtype before a float64 combine
 
@@ -39,6 +39,7 @@ def _softmax_last(x, out, log):
     """
     rows, n = x.shape
     for i in prange(rows):
+        wide()
         r = x[i]
         o = out[i]
         mx = _row_max(r)
@@ -79,6 +80,7 @@ def _softmax_bwd_last(y, g, out, log):
     """
     rows, n = y.shape
     for i in prange(rows):
+        wide()
         yr = y[i]
         gr = g[i]
         o = out[i]
@@ -126,6 +128,7 @@ def _ce_fwd(x, t, w, ignore, smooth, loss, lse, wt):
         big_w = float(n)
     bad = 0
     for i in prange(rows):
+        wide()
         r = x[i]
         mx = _row_max(r)
         s = 0.0
@@ -185,6 +188,7 @@ def _ce_bwd(x, t, lse, w, grow, ignore, smooth, out):
     dt = x.dtype.type
     bad = 0
     for i in prange(rows):
+        wide()
         o = out[i]
         ti = t[i]
         if ti == ignore or ti < 0 or ti >= n:  # out of range: counted, the caller raises

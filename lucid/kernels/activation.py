@@ -27,7 +27,7 @@ from numba.core import types as nb
 
 from ._jit import dual, helper
 from ._threads import use_parallel
-from ._vmath import fast_exp, sigm
+from ._vmath import fast_exp, sigm, wide
 
 __all__ = ["gelu", "gelu_backward", "leaky_relu", "leaky_relu_backward"]
 
@@ -67,6 +67,7 @@ def _gelu32(x, out):
         out[i] = x[i] * Phi(x[i])
     """
     for i in prange(x.shape[0]):
+        wide()
         v = x[i]
         out[i] = v * _cdf32(v)[0]
 
@@ -79,6 +80,7 @@ def _gelu32_backward(x, g, out):
         out[i] = g[i] * (cdf + x[i] * ex / sqrt(2 pi))
     """
     for i in prange(x.shape[0]):
+        wide()
         v = x[i]
         cdf, ex = _cdf32(v)
         out[i] = g[i] * (cdf + v * ex * np.float32(_INV_SQRT_2PI))
@@ -117,6 +119,7 @@ def _gelu_tanh(x, out):
     two = x.dtype.type(2.0)
     k0, k1 = x.dtype.type(_K0), x.dtype.type(_K1)
     for i in prange(x.shape[0]):
+        wide()
         v = x[i]
         out[i] = v * sigm(two * k0 * (v + k1 * v * v * v))
 
@@ -132,6 +135,7 @@ def _gelu_tanh_backward(x, g, out):
     k0, k1 = x.dtype.type(_K0), x.dtype.type(_K1)
     three, lim = x.dtype.type(3.0), x.dtype.type(80.0)
     for i in prange(x.shape[0]):
+        wide()
         v = x[i]
         z = min(max(-two * k0 * (v + k1 * v * v * v), -lim), lim)
         e = fast_exp(z)

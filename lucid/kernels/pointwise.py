@@ -34,7 +34,7 @@ from numba.core import types as nbt
 
 from ._jit import dual, helper
 from ._threads import use_parallel
-from ._vmath import exp_full, expm1, expm1_full, fast_exp, log1p_near, sigm
+from ._vmath import exp_full, expm1, expm1_full, fast_exp, log1p_near, sigm, wide
 from ._vmath import log as vlog
 from ._vmath import log1p as vlog1p
 from ._vmath import tanh as vtanh
@@ -54,36 +54,43 @@ KINDS: dict[str, int] = {
 
 def _sigmoid(x, out, a, b, c):
     for i in prange(x.shape[0]):
+        wide()
         out[i] = sigm(x[i])
 
 
 def _tanh(x, out, a, b, c):
     for i in prange(x.shape[0]):
+        wide()
         out[i] = vtanh(x[i])
 
 
 def _exp(x, out, a, b, c):
     for i in prange(x.shape[0]):
+        wide()
         out[i] = exp_full(x[i])
 
 
 def _log(x, out, a, b, c):
     for i in prange(x.shape[0]):
+        wide()
         out[i] = vlog(x[i])
 
 
 def _log1p(x, out, a, b, c):
     for i in prange(x.shape[0]):
+        wide()
         out[i] = vlog1p(x[i])
 
 
 def _expm1(x, out, a, b, c):
     for i in prange(x.shape[0]):
+        wide()
         out[i] = expm1_full(x[i])
 
 
 def _silu(x, out, a, b, c):
     for i in prange(x.shape[0]):
+        wide()
         v = x[i]
         out[i] = v * sigm(v)
 
@@ -100,6 +107,7 @@ def _tanh_softplus(v, two, cap):
 def _mish(x, out, a, b, c):
     two, cap = x.dtype.type(2), x.dtype.type(20)
     for i in prange(x.shape[0]):
+        wide()
         v = x[i]
         out[i] = v * _tanh_softplus(v, two, cap)
 
@@ -109,6 +117,7 @@ def _mish_grad(x, g, out, a, b, c):
     rounds to 1, so +inf gives inf * 0 = NaN, as torch."""
     one, two, cap = x.dtype.type(1), x.dtype.type(2), x.dtype.type(20)
     for i in prange(x.shape[0]):
+        wide()
         v = x[i]
         t = _tanh_softplus(v, two, cap)
         out[i] = g[i] * (t + v * sigm(v) * (one - t * t))
@@ -117,6 +126,7 @@ def _mish_grad(x, g, out, a, b, c):
 def _silu_grad(x, g, out, a, b, c):
     one = x.dtype.type(1)
     for i in prange(x.shape[0]):
+        wide()
         v = x[i]
         s = sigm(v)
         out[i] = g[i] * (s * (one + v * (one - s)))
@@ -126,6 +136,7 @@ def _softplus(x, out, a, b, c):
     """x where beta x > threshold, else (max(z, 0) + log1p(exp(-|z|))) / beta, z = beta x."""
     beta, th, zero = x.dtype.type(a), x.dtype.type(b), x.dtype.type(0)
     for i in prange(x.shape[0]):
+        wide()
         v = x[i]
         z = v * beta
         sp = (z if z > zero else zero) + log1p_near(fast_exp(-abs(z)))
@@ -135,6 +146,7 @@ def _softplus(x, out, a, b, c):
 def _softplus_grad(x, g, out, a, b, c):
     beta, th = x.dtype.type(a), x.dtype.type(b)
     for i in prange(x.shape[0]):
+        wide()
         z = x[i] * beta
         out[i] = g[i] if z > th else g[i] * sigm(z)
 
@@ -142,12 +154,14 @@ def _softplus_grad(x, g, out, a, b, c):
 def _logsigmoid(x, out, a, b, c):
     zero = x.dtype.type(0)
     for i in prange(x.shape[0]):
+        wide()
         v = x[i]
         out[i] = (v if v < zero else zero) - log1p_near(fast_exp(-abs(v)))
 
 
 def _logsigmoid_grad(x, g, out, a, b, c):
     for i in prange(x.shape[0]):
+        wide()
         out[i] = g[i] * sigm(-x[i])
 
 
@@ -157,6 +171,7 @@ def _elu(x, out, a, b, c):
     alpha, scale, iscale, zero = x.dtype.type(a), x.dtype.type(b), x.dtype.type(c), \
         x.dtype.type(0)
     for i in prange(x.shape[0]):
+        wide()
         v = x[i]
         out[i] = (alpha * expm1(v * iscale) if v <= zero else v) * scale
 
@@ -165,6 +180,7 @@ def _elu_grad(x, g, out, a, b, c):
     scale, iscale, zero = x.dtype.type(b), x.dtype.type(c), x.dtype.type(0)
     k = x.dtype.type(a * b * c)
     for i in prange(x.shape[0]):
+        wide()
         v = x[i]
         out[i] = g[i] * (k * fast_exp(v * iscale) if v <= zero else scale)
 

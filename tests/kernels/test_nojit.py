@@ -37,6 +37,15 @@ for dt in (np.float32, np.float64):
     np.testing.assert_allclose(E.tanh_backward(y, g), g * (1 - y * y), rtol=1e-6)
     np.testing.assert_array_equal(E.relu_backward(y - 0.5, g), g * (y > 0.5))
     np.testing.assert_array_equal(E.relu(y - 0.5), np.maximum(y - 0.5, 0))
+from math import erf
+from lucid.kernels import activation as A, pointwise as P
+z = rng.standard_normal(40).astype(np.float32); z64 = z.astype(np.float64)
+phi = np.array([0.5 * (1 + erf(v / np.sqrt(2))) for v in z64])
+np.testing.assert_allclose(A.gelu(z, False), z64 * phi, rtol=1e-5, atol=1e-6)
+np.testing.assert_allclose(A.gelu_backward(z, np.ones_like(z), False),
+                           phi + z64 * np.exp(-z64 * z64 / 2) / np.sqrt(2 * np.pi), rtol=1e-5)
+np.testing.assert_allclose(P.forward("silu", z), z64 / (1 + np.exp(-z64)), rtol=1e-5, atol=1e-7)
+np.testing.assert_allclose(P.forward("exp", z), np.exp(z64), rtol=1e-6)
 print("checked", checked)
 """
 
