@@ -6,7 +6,9 @@ Each function is made by ``_scalar``: an ``overload`` picks its float32 or float
 compile time, so the loops carry no dtype branch; under NUMBA_DISABLE_JIT the Python bodies
 run the same math.
 
-    fast_exp   float32: Cephes-style expf (rel. error ~1.2e-7); float64: ``np.exp``
+    fast_exp   float32: Cephes-style expf (rel. error ~1.2e-7), 2**k applied by one
+               ``vscalefps`` where LLVM and the CPU allow (``_exp32_scalef``); float64:
+               ``np.exp``
     sigm       1 / (1 + exp(-x)): float32 on fast_exp, float64 on Cephes exp (~1 ulp)
     tanh       Cephes tanhf / tanh: odd polynomial below |x| = 0.625, 1 - 2 / (exp(2x) + 1) above
     log1p_near log(1 + t) for t in [-0.5, 1] (softplus's log1p(exp(-|z|))): float32 by the
@@ -32,6 +34,7 @@ asks for 512-bit vectors in the loop that calls it.
 
 from __future__ import annotations
 
+import llvmlite.binding as ll
 import numba
 import numpy as np
 from llvmlite import ir
@@ -164,6 +167,63 @@ def _exp32(x):
     y = y if x > _LO else _F32(0.0)
     y = y if x < _HI else _F32(np.inf)
     return y if x == x else x
+
+
+
+def _scalef_target() -> bool:
+    """Whether the kernels compile for an AVX-512 CPU with an LLVM whose ``ldexp`` becomes one
+    ``vscalefps`` there (checked on LLVM 22; elsewhere LLVM may call libm's ldexpf per element,
+    so ``fast_exp`` keeps its bit-built 2**k)."""
+    if numba.config.DISABLE_JIT or ll.llvm_version_info < (22,):
+        return False
+    feats = numba.config.CPU_FEATURES
+    if feats is None:
+        if numba.config.CPU_NAME not in (None, "host"):
+            return False  # a named target (portable caches): its features are not the host's
+        feats = ll.get_host_cpu_features().flatten()
+    return "+avx512f" in feats.split(",")
+
+
+def _ldexp_impl() -> object:
+    """ldexp(y, k) of a float32 and an int32 as LLVM's ``ldexp``: on AVX-512, one vscalefps
+    (inf above float32's range built in)."""
+    if numba.config.DISABLE_JIT:
+        return lambda y, k: np.float32(np.ldexp(y, k))
+
+    def ldexp32(typingctx, y, k):
+        def codegen(context, builder, signature, args):
+            f, i = ir.FloatType(), ir.IntType(32)
+            fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(f, [f, i]),
+                                                "llvm.ldexp.f32.i32")
+            return builder.call(fn, args)
+
+        return nbt.float32(nbt.float32, nbt.int32), codegen
+
+    return intrinsic(ldexp32)
+
+
+_ldexp32 = _ldexp_impl()
+_HI_SCALEF = _F32(89.0)  # exp(89) overflows: ldexp gives inf from here (k = 128)
+
+
+def _exp32_scalef(x):
+    """``_exp32`` with 2**k applied by ``_ldexp32`` (one vscalefps, which also overflows to
+    inf, so no select for the top of the range): exact 0 below -87, NaN kept, finite up to
+    float32's largest exp (88.72). A loop over it: 524k float32, 2 threads, 104 -> 84 us."""
+    xc = min(max(x, _LO), _HI_SCALEF)
+    k = np.floor(xc * _LOG2E + _F32(0.5))
+    r = xc - k * _LN2_HI - k * _LN2_LO
+    p = _F32(1.9875691500e-4) * r + _F32(1.3981999507e-3)
+    p = p * r + _F32(8.3334519073e-3)
+    p = p * r + _F32(4.1665795894e-2)
+    p = p * r + _F32(1.6666665459e-1)
+    p = p * r + _F32(5.0000001201e-1)
+    y = _ldexp32(p * (r * r) + r + _F32(1.0), np.int32(k))
+    y = y if x > _LO else _F32(0.0)
+    return y if x == x else x
+
+
+_EXP32 = _exp32_scalef if _scalef_target() else _exp32
 
 
 _ONE = _F32(1.0)
@@ -312,7 +372,7 @@ def _scalar(name: str, f32: object, f64: object, doc: str) -> object:
     return fn
 
 
-fast_exp = _scalar("fast_exp", _exp32, lambda x: np.exp(x),
+fast_exp = _scalar("fast_exp", _EXP32, lambda x: np.exp(x),
                    "exp(x): the vectorisable polynomial for float32, ``np.exp`` for float64.")
 sigm = _scalar("sigm", _sig32, _sig64, "Logistic sigmoid of one scalar (both bodies vectorise).")
 tanh = _scalar("tanh", _tanh32, _tanh64, "tanh of one scalar (both bodies vectorise).")

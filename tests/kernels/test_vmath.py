@@ -35,3 +35,20 @@ def test_wide_changes_vector_width_not_results() -> None:
     asm = wided.inspect_asm(wided.signatures[0])
     assert "zmm" in asm  # the attribute reached LLVM's vectoriser
 
+
+
+def test_fast_exp_over_float32_range() -> None:
+    from lucid.kernels import _vmath
+
+    jexp = numba.njit(lambda v: fast_exp(v))
+    x = np.linspace(-86.99, 88.3, 6001, dtype=np.float32)
+    vals = np.array([jexp(v) for v in x], np.float32)
+    np.testing.assert_allclose(vals, np.exp(x.astype(np.float64)), rtol=3.5e-7)
+    assert [jexp(np.float32(v)) for v in (-np.inf, -100.0, -87.0, np.inf)] == [0, 0, 0, np.inf]
+    assert np.isnan(jexp(np.float32(np.nan)))
+    if _vmath._EXP32 is not _vmath._exp32_scalef:
+        pytest.skip("the bit-built 2**k body: it overflows from ~88.4 (no AVX-512 or older LLVM)")
+    top = np.linspace(88.3, 88.72, 401, dtype=np.float32)  # float32's largest exps stay finite
+    got = np.array([jexp(v) for v in top], np.float32)
+    np.testing.assert_allclose(got, np.exp(top.astype(np.float64)), rtol=3.5e-7)
+    assert jexp(np.float32(88.73)) == np.inf
