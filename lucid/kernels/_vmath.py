@@ -169,7 +169,6 @@ def _exp32(x):
     return y if x == x else x
 
 
-
 def _scalef_target() -> bool:
     """Whether the kernels compile for an AVX-512 CPU with an LLVM whose ``ldexp`` becomes one
     ``vscalefps`` there (checked on LLVM 22; elsewhere LLVM may call libm's ldexpf per element,
