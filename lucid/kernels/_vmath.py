@@ -149,12 +149,11 @@ wide = _wide_impl()
 fmax = _fmax_impl()
 
 
-def _exp32(x):
-    """Cephes-style expf: exp(x) = 2**k * p(r), |r| <= ln2/2; max rel. error ~1.2e-7.
-
-    Exact 0 below -87 (no denormals), inf above 88.5, NaN kept.
-    """
-    xc = min(max(x, _LO), _HI)
+@helper
+def _exp32_split(xc):
+    """(k, p(r)) with exp(xc) = 2**k * p(r), |r| <= ln2/2, for a float32 xc already clamped to
+    the range its caller scales (k an int32): the reduction and polynomial both exp bodies
+    share."""
     k = np.floor(xc * _LOG2E + _F32(0.5))
     r = xc - k * _LN2_HI - k * _LN2_LO
     p = _F32(1.9875691500e-4) * r + _F32(1.3981999507e-3)
@@ -162,8 +161,16 @@ def _exp32(x):
     p = p * r + _F32(4.1665795894e-2)
     p = p * r + _F32(1.6666665459e-1)
     p = p * r + _F32(5.0000001201e-1)
-    y = p * (r * r) + r + _F32(1.0)
-    y = y * _bits_f32((np.int32(k) + np.int32(127)) << np.int32(23))
+    return np.int32(k), p * (r * r) + r + _F32(1.0)
+
+
+def _exp32(x):
+    """Cephes-style expf: exp(x) = 2**k * p(r), |r| <= ln2/2; max rel. error ~1.2e-7.
+
+    Exact 0 below -87 (no denormals), inf above 88.5, NaN kept.
+    """
+    k, y = _exp32_split(min(max(x, _LO), _HI))
+    y = y * _bits_f32((k + np.int32(127)) << np.int32(23))
     y = y if x > _LO else _F32(0.0)
     y = y if x < _HI else _F32(np.inf)
     return y if x == x else x
@@ -209,15 +216,8 @@ def _exp32_scalef(x):
     """``_exp32`` with 2**k applied by ``_ldexp32`` (one vscalefps, which also overflows to
     inf, so no select for the top of the range): exact 0 below -87, NaN kept, finite up to
     float32's largest exp (88.72). A loop over it: 524k float32, 2 threads, 104 -> 84 us."""
-    xc = min(max(x, _LO), _HI_SCALEF)
-    k = np.floor(xc * _LOG2E + _F32(0.5))
-    r = xc - k * _LN2_HI - k * _LN2_LO
-    p = _F32(1.9875691500e-4) * r + _F32(1.3981999507e-3)
-    p = p * r + _F32(8.3334519073e-3)
-    p = p * r + _F32(4.1665795894e-2)
-    p = p * r + _F32(1.6666665459e-1)
-    p = p * r + _F32(5.0000001201e-1)
-    y = _ldexp32(p * (r * r) + r + _F32(1.0), np.int32(k))
+    k, y = _exp32_split(min(max(x, _LO), _HI_SCALEF))
+    y = _ldexp32(y, k)
     y = y if x > _LO else _F32(0.0)
     return y if x == x else x
 

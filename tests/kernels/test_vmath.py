@@ -7,6 +7,7 @@ import numba
 import numpy as np
 import pytest
 
+from lucid.kernels import _vmath
 from lucid.kernels._vmath import fast_exp, wide
 
 
@@ -38,8 +39,6 @@ def test_wide_changes_vector_width_not_results() -> None:
 
 
 def test_fast_exp_over_float32_range() -> None:
-    from lucid.kernels import _vmath
-
     jexp = numba.njit(lambda v: fast_exp(v))
     x = np.linspace(-86.99, 88.3, 6001, dtype=np.float32)
     vals = np.array([jexp(v) for v in x], np.float32)
