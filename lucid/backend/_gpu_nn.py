@@ -78,7 +78,8 @@ def attention(q: Array, k: Array, v: Array, bias: Array | None, scale: float,
         s = mx.where(mx.tril(mx.ones((lq, n), dtype=mx.bool_)), s, -float("inf"))
     elif bias is not None:
         s = s + bias
-    a = softmax(s, -1)
+    blind = mx.all(s == -float("inf"), axis=-1, keepdims=True)  # no key: weights 0, as torch
+    a = mx.where(blind, 0, softmax(mx.where(blind, 0, s), -1))
     return mx.matmul(a, v), a
 
 

@@ -128,14 +128,17 @@ class NnReference(ActivationReference):
     def attention(q: Array, k: Array, v: Array, bias: Array | None, scale: float,
                   causal: bool) -> tuple[Array, Array]:
         """``(softmax(q k^T scale + bias) v, weights)`` over the last two dims; ``causal``
-        masks key j > query i (torch's ``tril`` of ones) instead of a bias."""
+        masks key j > query i (torch's ``tril`` of ones) instead of a bias. A query whose
+        every score is -inf gets the weights 0 (torch's safe softmax in attention), not NaN."""
         s = np.matmul(q * q.dtype.type(scale), np.swapaxes(k, -1, -2))
         if causal:
             lq, n = s.shape[-2:]
             s = np.where(np.tril(np.ones((lq, n), dtype=bool)), s, s.dtype.type(-np.inf))
         elif bias is not None:
             s = s + bias
-        a = NnReference.softmax(s, -1).astype(q.dtype, copy=False)
+        blind = np.all(s == -np.inf, axis=-1, keepdims=True)
+        a = NnReference.softmax(np.where(blind, 0, s), -1)
+        a = np.where(blind, 0, a).astype(q.dtype, copy=False)
         return np.matmul(a, v), a
 
     @staticmethod

@@ -3,40 +3,43 @@
 One task per (batch, head). BLAS reads each head of q, k and v in place (the callers' q/k/v
 are usually strided views of one fused projection: rows H * D apart, which BLAS takes as a
 leading dimension) and writes the head's output and gradients straight into their arrays.
-Per head
+Per head, with the scores kept transposed, a[j, i] for key j and query i:
 
-    forward   a = q k^T (BLAS) -> row softmax of a * scale (+ bias), with the causal mask
-              (j > i gets 0 weight) -> out = a v (BLAS)
-    backward  gv = a^T g;  ds = scale * a * (g v^T - rowsum(a * g v^T));  gq = ds k;
-              gk = ds^T q
+    forward   a = k q^T (BLAS) -> softmax down each query's column of a * scale (+ bias),
+              with the causal mask (key j > query i gets 0 weight) -> out = a^T v (BLAS)
+    backward  gv = a g;  d = v g^T;  d = scale * a * (d - colsum(a * d));  gq = d^T k;
+              gk = d q
 
-With no bias and a positive scale, the scale is applied inside the exp (exp((s - max) *
-scale)), so no scaled copy of q is made. ``a`` (the attention weights, (B, H, L, S)) is
-written once and kept for the backward. Heads go to numba's threads, each calling
-single-threaded BLAS (``ONE_BLAS_THREAD``, as conv). A row whose every score is -inf gives
-NaN weights, as torch's math path does.
+The transposed layout is for the softmax: its max, sum and scale run along a row of
+queries, the same length for every key, so the loops have no horizontal reductions and,
+under a causal mask, no rows of every length ending in scalar tails (the mask is -inf
+written above the diagonal). With no bias and a positive scale, the scale is applied inside
+the exp (exp((s - max) * scale)), so no scaled copy of q is made. ``a`` (the weights,
+stored (B, H, S, L); ``attention`` returns its (B, H, L, S) transposed view) is written
+once and kept for the backward. Heads go to numba's threads, each calling single-threaded
+BLAS (``ONE_BLAS_THREAD``, as conv). A query whose every score is -inf gets the weights 0
+and the output 0, as torch's attention (its safe softmax) gives.
 
 The output and the gradients of q, k and v take their input's memory order (``_like``), as
 torch's CPU flash attention does: for heads viewed out of a (B, L, H * D) projection they
 are laid out (B, L, H, D), so the usual ``y.transpose(1, 2).contiguous().view(B, L, C)``
 and the gradients' way back into the projection are views, not copies.
-The softmax's row max runs over ``_vmath.fmax``, whose loop vectorises (numba's ``max`` in a
-loop stays scalar).
 
 Measured, float32, nanoGPT's attention (16 x 4 heads, L = S = 64, D = 32, causal; q, k, v
 strided views), 2 busy cores, microseconds per call, forward / forward + backward, medians
-of alternating runs on an AVX-512 Xeon:
+of alternating runs on an AVX-512 Xeon (the machine's slow and fast states differ ~1.5x;
+each line is against torch in the same run):
 
     heads copied into per-thread buffers, scalar row max    780-845 / 1950-2060
-    this kernel                                             530-660 / 1490-1820
-    torch 2.13's CPU flash attention                        430-525 / 1600-1945
+    scores by row (query, key), a softmax per row           545 / 1554
+    scores by column, this kernel                           490 / 1244
+      + 512-bit vectors in the softmax loops (``wide``)     0.89x / 0.95x of the line above
+    torch 2.13's CPU flash attention                        430 / 1606-1628
 
-One head's forward, serial: q k^T ~3 us, the 64 causal row softmaxes ~6 us (each row's loops
-end in scalar code for its last up to 31 scores: rows of n scores run slower per score than
-full rows of 64), a v ~3 us. These were slower for the softmax rows: the tail set to -inf
-and every loop over the whole row; a select on the column index in the loops; an additive
-(L, S) mask row; chunks of 8 or 16 in fixed-length inner loops (the compiler unrolls those
-and does not vectorise them).
+One head's forward, serial: k q^T ~2.9 us, the -inf mask 0.25 us, the softmax ~3.3 us
+(max 0.5, exp and sum 1.9, scale 0.15 in isolation), a^T v ~2.6 us. By rows the softmax
+was ~6 us: each of the 64 rows ends in scalar code for up to 31 scores. Selects on the
+key index in the max and exp loops, in place of the -inf mask, were 1.27x slower.
 Small BLAS calls stay faster than numba loops here: 64x32 @ 32x64 on one thread 7.3 us
 through ``np.dot``, 18.5 us as an i-k-j loop.
 """
@@ -52,8 +55,7 @@ from ._chunks import launch
 from ._chunks import split as _split
 from ._gemm import gemm, gemm_add
 from ._jit import dual, helper
-from ._softmax_kernels import _row_max
-from ._vmath import fast_exp
+from ._vmath import fast_exp, wide
 
 __all__ = ["attention", "attention_backward"]
 
@@ -75,31 +77,66 @@ _NO_BIAS = {dt: np.empty((1, 1, 2, 2), dt)[:, :, :, :1] for dt in _FLOATS}
 
 
 @helper
-def _softmax_row(row, n, sc):
-    """row[:n] = softmax(sc * row[:n]) in place (sc > 0, applied inside the exp), row[n:] = 0.
-
-    The max may skip a NaN score; it still makes its whole row NaN through the sum, as
-    torch's math path does."""
-    zero = row.dtype.type(0)
-    mx = _row_max(row[:n])
-    s = zero
-    for j in range(n):
-        e = fast_exp((row[j] - mx) * sc)
-        row[j] = e
-        s += e
-    inv = row.dtype.type(1) / s
-    for j in range(n):
-        row[j] *= inv
-    for j in range(n, row.shape[0]):
-        row[j] = zero
+def _mask_causal(a, r0, r1, m):
+    """Key j of a transposed causal block (a[j, c]: key j, query r0 + c, keys 0..m-1 of a
+    head of ``a.shape[0]``) may not see the queries before it: a[j, :j - r0] = -inf (their
+    exp gives the weight 0); the keys past the block's get the weight 0 outright."""
+    ninf = a.dtype.type(-np.inf)
+    for j in range(r0 + 1, m):
+        row = a[j]
+        for c in range(r0, min(j, r1)):
+            row[c] = ninf
+    for j in range(m, a.shape[0]):
+        row = a[j]
+        for c in range(r0, r1):
+            row[c] = 0
 
 
 @helper
-def _scale_row(row, br, sc):
-    """row = row * sc + br (``br`` None: row * sc): the scores' scale when it cannot go into
-    the exp."""
-    for j in range(row.shape[0]):
-        row[j] = row[j] * sc if br is None else row[j] * sc + br[j]
+def _scale_block(a, r0, r1, m, bias, sc):
+    """a[j, c] = a[j, c] * sc + bias[r0 + c, j] (``bias`` None: a * sc) over the block's keys
+    and queries: the scores' scale when it cannot go into the exp."""
+    for j in range(m):
+        row = a[j]
+        for c in range(r0, r1):
+            row[c] = row[c] * sc if bias is None else row[c] * sc + bias[c, j]
+
+
+@helper
+def _softmax_cols(a, r0, r1, m, es, mx, s):
+    """Softmax over keys 0..m-1 of each query column r0..r1-1 of a transposed block,
+    a[j, c] = softmax_j(es * a[j, c]) in place (es > 0, applied inside the exp); ``mx`` and
+    ``s`` are scratch of r1 - r0 entries.
+
+    Every loop runs along a whole row of queries, contiguous, the same length for every key:
+    the max and the sum are kept per query, so no row needs a horizontal reduction or ends in
+    a scalar tail. A query that may see no key (every score -inf) gets the weights 0, as
+    torch's (safe) softmax in attention gives. The max skips a NaN score; the NaN still
+    reaches its query's sum and weights, but for the masked keys' 0."""
+    wide()
+    n = r1 - r0
+    ninf = a.dtype.type(-np.inf)
+    for c in range(n):
+        mx[c] = ninf
+        s[c] = 0
+    for j in range(m):
+        row = a[j, r0:r1]
+        for c in range(n):  # skips a NaN score (one vmaxps), which fmax need not
+            mx[c] = row[c] if row[c] > mx[c] else mx[c]
+    for c in range(n):  # no key to see: exp(-inf - 0) gives its weights 0, not NaN
+        mx[c] = mx[c] if mx[c] > ninf else 0
+    for j in range(m):
+        row = a[j, r0:r1]
+        for c in range(n):
+            e = fast_exp((row[c] - mx[c]) * es)
+            row[c] = e
+            s[c] += e
+    for c in range(n):  # a query that sees no key keeps its 0 weights, as torch
+        s[c] = 1 / s[c] if s[c] > 0 else 0
+    for j in range(m):
+        row = a[j, r0:r1]
+        for c in range(n):
+            row[c] *= s[c]
 
 
 @helper
@@ -112,14 +149,16 @@ def _zero(x):
 
 
 def _attn_fwd(q, k, v, bias, has_bias, causal, scale, out, attn, nt):
-    """out[b, h] = softmax(q[b, h] k[b, h]^T * scale + bias[b, h]) v[b, h]   (attn keeps a)
+    """out[b, h] = softmax(q[b, h] k[b, h]^T * scale + bias[b, h]) v[b, h]; attn[b, h] keeps
+    the weights transposed (key, query)
 
     for t in prange(nt):                           # a contiguous range of heads each
-        for head i in chunk t, for each block of query rows r0..r1 (one block unless
-        causal and longer than QB), against the m keys it may see:
-            a[r0:r1, :m] = q[i][r0:r1] @ k[i][:m].T      (BLAS, reading the heads in place)
-            softmax over each row (the scale inside the exp, or first with the bias), 0 on
-            the keys it may not see;  out[i][r0:r1] = a[r0:r1, :m] @ v[i][:m]    (BLAS)
+        for head i in chunk t, for each block of query columns r0..r1 (one block unless
+        causal and longer than QB), against the m keys it may see, with a = attn[i]:
+            a[:m, r0:r1] = k[i][:m] @ q[i][r0:r1].T      (BLAS, reading the heads in place)
+            the scale (and bias) unless it can go into the exp; -inf where a key comes
+            after its query; softmax down each column (``_softmax_cols``)
+            out[i][r0:r1] = a[:m, r0:r1].T @ v[i][:m]    (BLAS)
     """
     B, H, L = q.shape[:3]
     S = k.shape[2]
@@ -129,32 +168,35 @@ def _attn_fwd(q, k, v, bias, has_bias, causal, scale, out, attn, nt):
     qb = QB if causal and L > QB else L
     BH = B * H
     for t in prange(nt):
+        mx = np.empty(qb, q.dtype)
+        s = np.empty(qb, q.dtype)
         for i in range(t * BH // nt, (t + 1) * BH // nt):
             b, h = i // H, i % H
             qh, kh, vh, a, oh = q[b, h], k[b, h], v[b, h], attn[b, h], out[b, h]
             for r0 in range(0, L, qb):
                 r1 = min(r0 + qb, L)
                 m = min(r1, S) if causal else S
-                gemm(qh[r0:r1], kh[:m].T, a[r0:r1, :m])
-                for r in range(r0, r1):
-                    if has_bias:
-                        _scale_row(a[r, :m], bias[b, h, r], sc)
-                    elif not fold:
-                        _scale_row(a[r, :m], None, sc)
-                    _softmax_row(a[r], min(r + 1, m) if causal else m, es)
-                gemm(a[r0:r1, :m], vh[:m], oh[r0:r1])
+                gemm(kh[:m], qh[r0:r1].T, a[:m, r0:r1])
+                if has_bias:
+                    _scale_block(a, r0, r1, m, bias[b, h], sc)
+                elif not fold:
+                    _scale_block(a, r0, r1, m, None, sc)
+                if causal:
+                    _mask_causal(a, r0, r1, m)
+                _softmax_cols(a, r0, r1, m, es, mx, s)
+                gemm(a[:m, r0:r1].T, vh[:m], oh[r0:r1])
 
 
 def _attn_bwd(q, k, v, attn, g, scale, causal, gq, gk, gv, nt):
-    """Gradients of ``_attn_fwd`` given g = d out (B, H, L, Dv).
+    """Gradients of ``_attn_fwd`` given g = d out (B, H, L, Dv) and its transposed weights.
 
     for t in prange(nt):
-        for head i in chunk t, for each block of query rows r0..r1 against its m keys
-        (as the forward), with a = attn[i][r0:r1, :m]:
-            ds = g[i][r0:r1] @ v[i][:m]^T                                 (BLAS)
-            ds = scale * a * (ds - rowsum(a * ds))                        (softmax backward)
-            gq[i][r0:r1] = ds @ k[i][:m];  gk[i][:m] (+)= ds^T @ q[i][r0:r1];
-            gv[i][:m] (+)= a^T @ g[i][r0:r1]      (BLAS; blocks add into the keys they saw)
+        for head i in chunk t, for each block of query columns r0..r1 against its m keys
+        (as the forward), with a = attn[i][:m, r0:r1] (key, query):
+            d = v[i][:m] @ g[i][r0:r1]^T                                  (BLAS)
+            d = scale * a * (d - colsum(a * d))                           (softmax backward)
+            gq[i][r0:r1] = d^T @ k[i][:m];  gk[i][:m] (+)= d @ q[i][r0:r1];
+            gv[i][:m] (+)= a @ g[i][r0:r1]    (BLAS; blocks add into the keys they saw)
     """
     B, H, L = q.shape[:3]
     S = k.shape[2]
@@ -163,6 +205,7 @@ def _attn_bwd(q, k, v, attn, g, scale, causal, gq, gk, gv, nt):
     BH = B * H
     for t in prange(nt):
         ds = np.empty(qb * S, q.dtype)
+        acc = np.empty(qb, q.dtype)
         for i in range(t * BH // nt, (t + 1) * BH // nt):
             b, h = i // H, i % H
             qh, kh, vh, gh, a = q[b, h], k[b, h], v[b, h], g[b, h], attn[b, h]
@@ -173,30 +216,38 @@ def _attn_bwd(q, k, v, attn, g, scale, causal, gq, gk, gv, nt):
             for r0 in range(0, L, qb):
                 r1 = min(r0 + qb, L)
                 m = min(r1, S) if causal else S
-                ab = a[r0:r1, :m]
-                d = ds[: (r1 - r0) * m].reshape((r1 - r0, m))
-                gemm(gh[r0:r1], vh[:m].T, d)
-                for r in range(r1 - r0):
-                    _softmax_grad_row(ab[r], d[r], sc)
-                gemm(d, kh[:m], gqh[r0:r1])
+                ab = a[:m, r0:r1]
+                d = ds[: (r1 - r0) * m].reshape((m, r1 - r0))
+                gemm(vh[:m], gh[r0:r1].T, d)
+                _softmax_grad_cols(a, r0, r1, d, sc, acc)
+                gemm(d.T, kh[:m], gqh[r0:r1])
                 if qb < L:
-                    gemm_add(d.T, qh[r0:r1], gkh[:m])
-                    gemm_add(ab.T, gh[r0:r1], gvh[:m])
+                    gemm_add(d, qh[r0:r1], gkh[:m])
+                    gemm_add(ab, gh[r0:r1], gvh[:m])
                 else:
-                    gemm(d.T, qh, gkh[:m])
-                    gemm(ab.T, gh, gvh[:m])
+                    gemm(d, qh, gkh[:m])
+                    gemm(ab, gh, gvh[:m])
                     _zero(gkh[m:])
                     _zero(gvh[m:])
 
 
 @helper
-def _softmax_grad_row(ar, dr, sc):
-    """dr = sc * ar * (dr - sum(ar * dr)): the softmax backward of one row, times the scale."""
-    acc = ar.dtype.type(0)
-    for j in range(ar.shape[0]):
-        acc += ar[j] * dr[j]
-    for j in range(ar.shape[0]):
-        dr[j] = sc * ar[j] * (dr[j] - acc)
+def _softmax_grad_cols(a, r0, r1, d, sc, acc):
+    """d[j, c] = sc * a[j, r0 + c] * (d[j, c] - sum_j a[j, r0 + c] d[j, c]) for the keys
+    j < d.shape[0]: the softmax backward down each query column, times the scale; ``acc``
+    is scratch of r1 - r0 entries."""
+    wide()
+    n = r1 - r0
+    for c in range(n):
+        acc[c] = 0
+    for j in range(d.shape[0]):
+        ar, dr = a[j, r0:r1], d[j]
+        for c in range(n):
+            acc[c] += ar[c] * dr[c]
+    for j in range(d.shape[0]):
+        ar, dr = a[j, r0:r1], d[j]
+        for c in range(n):
+            dr[c] = sc * ar[c] * (dr[c] - acc[c])
 
 
 def _sig_fwd(T):
@@ -244,7 +295,8 @@ def attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, bias: np.ndarray | No
               scale: float, causal: bool) -> tuple[np.ndarray, np.ndarray] | None:
     """``(softmax(q k^T scale + bias) v, weights)`` for 4-D float32/float64 q (B, H, L, D),
     k (B, H, S, D), v (B, H, S, Dv) and a bias broadcastable to (B, H, L, S); ``causal``
-    masks j > i instead of a bias. None when the arrays are not of that form."""
+    masks j > i instead of a bias. The weights are the (B, H, L, S) transposed view of the
+    (B, H, S, L) array the kernel fills. None when the arrays are not of that form."""
     if not _ok(q, k, v):
         return None
     B, H, L, D = q.shape
@@ -252,7 +304,7 @@ def attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, bias: np.ndarray | No
     if k.shape[:2] != (B, H) or v.shape[:3] != (B, H, S) or k.shape[3] != D:
         return None
     out = _like(q, Dv)
-    attn = np.empty((B, H, L, S), q.dtype)
+    attn = np.empty((B, H, S, L), q.dtype)  # kept transposed: (key, query) per head
     if out.size == 0 or attn.size == 0 or D == 0:
         return None
     b4 = _NO_BIAS[q.dtype]
@@ -266,7 +318,7 @@ def attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, bias: np.ndarray | No
     nt = _split(B * H, B * H * L * S * (D + Dv) // 8)
     launch(FWD, nt, q, k, v, b4, bias is not None, bool(causal), float(scale), out, attn,
            sig=_SIGS[q.dtype]["fwd" if bias is None else "mask"])
-    return out, attn
+    return out, attn.transpose(0, 1, 3, 2)
 
 
 def attention_backward(q: np.ndarray, k: np.ndarray, v: np.ndarray, attn: np.ndarray,
@@ -274,13 +326,17 @@ def attention_backward(q: np.ndarray, k: np.ndarray, v: np.ndarray, attn: np.nda
                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """``(gq, gk, gv)`` of ``attention`` given the weights it returned and g = d out; None
     when the arrays are not of the form ``attention`` takes. ``causal``: the weights came
-    from a causal ``attention`` (zero above the diagonal), whose blocks are skipped."""
-    if not _ok(q, k, v, attn, g) or not attn.flags.c_contiguous or g.shape[:3] != q.shape[:3]:
+    from a causal ``attention`` (zero above the diagonal), whose blocks are skipped. Weights
+    in another layout than ``attention``'s are copied into it first."""
+    if not _ok(q, k, v, attn, g) or g.shape[:3] != q.shape[:3]:
         return None
     B, H, L, D = q.shape
     S, Dv = k.shape[2], v.shape[3]
+    if attn.shape != (B, H, L, S):
+        return None
+    attn_t = np.ascontiguousarray(attn.transpose(0, 1, 3, 2))  # as the forward keeps it
     gq, gk, gv = _like(q, D), _like(k, D), _like(v, Dv)
     nt = _split(B * H, B * H * L * S * (2 * D + 2 * Dv) // 8)
-    launch(BWD, nt, q, k, v, attn, g, float(scale), bool(causal), gq, gk, gv,
+    launch(BWD, nt, q, k, v, attn_t, g, float(scale), bool(causal), gq, gk, gv,
            sig=_SIGS[q.dtype]["bwd"])
     return gq, gk, gv

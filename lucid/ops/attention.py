@@ -22,6 +22,7 @@ from . import _autocast as _ac
 from . import elementwise as _e
 from . import matmul as _mm
 from . import movement as _m
+from . import reduce as _red
 from . import select as _sel
 from . import shape as _s
 from .activation import softmax
@@ -64,7 +65,14 @@ class Attention(Op):
                          None)
         if bias is not None:
             scores = _e.add(scores, bias)
-        return _mm.matmul(softmax(scores, -1), v)
+        return _mm.matmul(_safe_softmax(scores), v)
+
+
+def _safe_softmax(scores: Tensor) -> Tensor:
+    """Softmax over the last dim where a row whose every score is -inf (a query that may
+    see no key) gets the weights 0, not NaN: torch's softmax inside attention."""
+    blind = _red.all(_sel.eq(scores, -math.inf), -1, True)
+    return _sel.where(blind, 0.0, softmax(_sel.where(blind, 0.0, scores), -1))
 
 
 def _fused_ok(q: Tensor, k: Tensor, v: Tensor) -> bool:
@@ -82,7 +90,8 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
     """``softmax(q @ k^T * scale + mask) @ v`` over the last two dims (torch's reference math).
 
     A bool ``attn_mask`` marks the positions that take part (False -> -inf); a float mask is
-    added to the scores. ``is_causal`` masks the upper triangle.
+    added to the scores. ``is_causal`` masks the upper triangle. A query whose every key is
+    masked gets zero weights and a zero output (torch's safe softmax), not NaN.
 
     Example::
 
@@ -122,7 +131,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
             scores = _sel.masked_fill(scores, _sel.logical_not(attn_mask), -math.inf)
         else:
             scores = _e.add(scores, attn_mask)
-    attn = softmax(scores, -1)
+    attn = _safe_softmax(scores)
     if dropout_p > 0.0:
         attn = dropout(attn, dropout_p, True)
     return _mm.matmul(attn, value)
