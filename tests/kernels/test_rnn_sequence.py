@@ -27,13 +27,16 @@ def _inputs(rng, t, b, h, dtype, gates):
 @pytest.mark.parametrize("bias", [True, False])
 @pytest.mark.parametrize("mode", ["LSTM", "GRU"])
 @pytest.mark.parametrize("b_len", [3, 9, S.SMALL_ROWS])  # rows of 4 + a rest; BLAS's path
-def test_matches_the_step_loop(monkeypatch, dtype, tol, nt, reverse, bias, mode, b_len) -> None:
+@pytest.mark.parametrize("abt", [True, False])  # small batches' products in _abt, or BLAS
+def test_matches_the_step_loop(monkeypatch, dtype, tol, nt, reverse, bias, mode, b_len,
+                               abt) -> None:
     rng = np.random.default_rng(nt + 2 * reverse)
     t_len, hsz = 6, 6
     gx, h0, c0, w, b = _inputs(rng, t_len, b_len, hsz, dtype, S.GATES[mode])
     b = b if bias else None
     y0, s0 = _rnn_loop.forward(_rnn_ref, mode, gx, h0, c0, w, b, None, None, reverse)
     monkeypatch.setattr(S, "split", lambda *a: nt)
+    monkeypatch.setattr(S, "abt_rows", lambda: S.SMALL_ROWS if abt else 0)
     y1, s1 = _rnn_loop.forward(K, mode, gx, h0, c0, w, b, None, None, reverse, seq=S)
     assert s1.seq is S and s1.acts.shape == (t_len, nt, b_len, 4 * hsz // nt)
     np.testing.assert_allclose(y1, y0, rtol=tol, atol=tol)
