@@ -140,6 +140,13 @@ class CpuBackend(NumpyBackend):
     sub = staticmethod(_ew.sub)
     mul = staticmethod(_ew.mul)
 
+    # powers torch computes as products, reciprocals and roots (kernels/elementwise.py:
+    # ``power``): numpy's float32 power by 3.0 calls powf per element, 16 ms at 524k
+    @staticmethod
+    def pow(a: Array, b: Any) -> Array:
+        out = _ew.power(a, b)
+        return np.power(a, b) if out is None else out
+
     @staticmethod
     def iadd(dst: Array, src: Any) -> Array:
         if _ew.binary("add", dst, src, dst) is not None:

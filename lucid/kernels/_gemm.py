@@ -244,13 +244,14 @@ def _block(ta, lda, tb, ldb, m, n, k, xa, xb, xc, wide, t, parts, split_n, pbias
                       beta)
 
 
-def _products(ta, lda, tb, ldb, m, n, k, pa, pb, pc, wide, count, sa, sb, parts, split_n,
-              pbias):
+def _products(ta, lda, tb, ldb, m, n, k, pa, pb, pc, wide, count, inner, sa, sb, sa2, sb2,
+              parts, split_n, pbias):
     """C[i] = A[i] @ B[i] (+ the bias row at ``pbias`` when not 0) for i < count, by address:
     C row-major (m, n), one after another; A (m, k) and B (k, n) row-major (t = 0) or
-    column-major (t = 1) with leading dims lda/ldb, entry i at pa + i*sa / pb + i*sb (bytes).
-    Each product is cut into ``parts`` blocks of columns (``split_n``) or rows, one BLAS call
-    each.
+    column-major (t = 1) with leading dims lda/ldb. The batch is ``count // inner`` groups of
+    ``inner``: entry i = (o, j) at pa + o*sa + j*sa2 / pb + o*sb + j*sb2 (bytes; two batch
+    dimensions that do not merge, as heads viewed out of one projection). Each product is cut
+    into ``parts`` blocks of columns (``split_n``) or rows, one BLAS call each.
 
     for item in prange(count * parts):  C[i][:, cols of t] = A[i] @ B[i][:, cols of t]
     """
@@ -258,8 +259,10 @@ def _products(ta, lda, tb, ldb, m, n, k, pa, pb, pc, wide, count, sa, sb, parts,
     for item in prange(count * parts):
         i = item // parts
         t = item - i * parts
-        _block(ta, lda, tb, ldb, m, n, k, pa + i * sa, pb + i * sb, pc + i * m * n * it, wide,
-               t, parts, split_n, pbias)
+        o = i // inner
+        j = i - o * inner
+        _block(ta, lda, tb, ldb, m, n, k, pa + o * sa + j * sa2, pb + o * sb + j * sb2,
+               pc + i * m * n * it, wide, t, parts, split_n, pbias)
 
 
 def _pair(a1, b1, c1, a2, b2, c2, parts, split1, split2):
@@ -290,7 +293,7 @@ def _pair(a1, b1, c1, a2, b2, c2, parts, split1, split2):
 
 
 def _sig_products(_t):
-    return (nbt.int64,) * 17
+    return (nbt.int64,) * 20
 
 
 def _sig_pair(t):
@@ -317,12 +320,13 @@ def split_columns(m: int, n: int) -> bool:
 
 
 def products(pa: int, ta: int, lda: int, pb: int, tb: int, ldb: int, pc: int, m: int, n: int,
-             k: int, wide: bool, count: int = 1, sa: int = 0, sb: int = 0, pbias: int = 0
-             ) -> None:
+             k: int, wide: bool, count: int = 1, sa: int = 0, sb: int = 0, pbias: int = 0,
+             inner: int = 0, sa2: int = 0, sb2: int = 0) -> None:
     """``C[i] = A[i] @ B[i]`` (``+ bias``) on the pool for ``count`` products of one float
     dtype, by address (the caller keeps the arrays alive): A (m, k) and B (k, n) at pa / pb,
     row-major (t = 0) or column-major (t = 1) with leading dims lda / ldb, the next ones
-    sa / sb bytes further; C C-contiguous (count, m, n) at pc; a bias row (n,) of C's dtype,
+    sa / sb bytes further; with ``inner``, groups of ``inner`` products sa / sb bytes apart,
+    sa2 / sb2 within a group; C C-contiguous (count, m, n) at pc; a bias row (n,) of C's dtype,
     C-contiguous, at ``pbias`` (0: none). Small work runs as one call on this thread; a batch of
     at least one product per thread runs whole products on each; else every product is cut
     into one block per thread (``split_columns``).
@@ -332,7 +336,9 @@ def products(pa: int, ta: int, lda: int, pb: int, tb: int, ldb: int, pc: int, m:
     threads running only queues blocks."""
     threads = block_count(numba.config.NUMBA_NUM_THREADS)
     # every argument an int: a bool (``wide``) would compile a second, unwarmed signature
-    args = (ta, lda, tb, ldb, m, n, k, pa, pb, pc, int(wide), count, sa, sb)
+    if inner <= 0:  # one level: a single group
+        inner, sa2, sb2 = max(count, 1), sa, sb
+    args = (ta, lda, tb, ldb, m, n, k, pa, pb, pc, int(wide), count, inner, sa, sb, sa2, sb2)
     if threads < 2 or m * n * k * count < POOL_MIN or _blaslib._STATE["forked"] or \
             (count < threads and max(m, n) < 2 * BLOCK):
         POOL[0](*args, 1, 0, pbias)

@@ -229,7 +229,7 @@ def test_numba_prefers_the_omp_layer():
 
 @pytest.mark.parametrize("dt", [np.float32, np.float64])
 @pytest.mark.parametrize("case", ["same", "left_shared", "grid", "transposed", "strided_batch",
-                                  "sliced", "4d", "tiny", "empty"])
+                                  "sliced", "4d", "tiny", "empty", "heads", "heads_3"])
 def test_batched_products(lib, dt, case):
     r = np.random.default_rng(10)
     a = r.standard_normal((6, 20, 30)).astype(dt)
@@ -253,6 +253,13 @@ def test_batched_products(lib, dt, case):
         a, b = a[:, :3, :4], b[:, :4, :2]
     elif case == "empty":
         a, b = a[:0], b[:0]
+    elif case == "heads":  # q @ k^T of heads viewed out of one (B, L, 3, H, D) projection:
+        x = r.standard_normal((2, 20, 3, 4, 30)).astype(dt)  # batch dims that do not merge
+        a, b = x[:, :, 0].transpose(0, 2, 1, 3), x[:, :, 1].transpose(0, 2, 3, 1)
+    elif case == "heads_3":  # three such dims, and a broadcast one: copies, as before
+        x = r.standard_normal((2, 3, 20, 2, 4, 30)).astype(dt)[:, ::2]
+        a = x[..., 0, :, :].transpose(0, 1, 3, 2, 4)
+        b = r.standard_normal((1, 4, 30, 25)).astype(dt)
     out = kmm.matmul(a, b)
     want = np.matmul(a.astype(np.float64), b.astype(np.float64))
     assert out.dtype == dt and out.shape == want.shape

@@ -133,3 +133,58 @@ def test_copy_into_leaves_other_writes_to_numpy(monkeypatch, rng) -> None:
                      ((slice(None), slice(0, 2)), v)):  # another shape
         assert not E.copy_into(buf, idx, val)
     assert not buf.any()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("s", [0.5, -3, 0.044715, 0.0, -0.0, np.inf, np.nan, 7])
+def test_scalar_operands_match_numpy_bit_for_bit(build, monkeypatch, rng, dtype, s) -> None:
+    """An array and a Python scalar through ``_axpc``: numpy's result, signed zeros, inf and
+    NaN included, with the scalar on either side."""
+    monkeypatch.setattr(E, "BINARY_MIN", 1)
+    a, _ = _data(rng, (3, 1, 257), dtype)
+    a.reshape(-1)[3:5] = [np.inf, -np.inf]
+    with np.errstate(invalid="ignore"):  # inf - inf
+        pairs = ((E.mul(a, s), a * s), (E.mul(s, a), s * a), (E.add(a, s), a + s),
+                 (E.add(s, a), s + a), (E.sub(a, s), a - s), (E.sub(s, a), s - a))
+    for got, exp in pairs:
+        assert got.dtype == dtype and got.shape == a.shape
+        np.testing.assert_array_equal(got, exp)
+        num = ~np.isnan(exp)  # a NaN's sign bit is not specified
+        np.testing.assert_array_equal(np.signbit(got[num]), np.signbit(exp[num]))
+
+
+def test_scalar_operands_left_to_numpy(monkeypatch, rng) -> None:
+    """Integers, strided arrays, numpy scalars and huge ints keep numpy's own path."""
+    monkeypatch.setattr(E, "BINARY_MIN", 1)
+    a = rng.standard_normal((4, 6)).astype(np.float32)
+    assert E._affine(a[:, ::2], 2.0, 0.0) is None and E._affine(np.arange(4), 2.0, 0.0) is None
+    assert E._with_scalar("mul", a, np.float64(2.0)) is None
+    assert E._with_scalar("mul", a, 1 << 60) is None and E._with_scalar("mul", a, True) is None
+    np.testing.assert_array_equal(E.mul(a[:, ::2], 3.0), a[:, ::2] * 3.0)
+    np.testing.assert_array_equal(E.sub(np.arange(4), 1), np.arange(4) - 1)
+    assert E.mul(a, np.float64(2.0)).dtype == np.float64  # numpy promotes a numpy float64
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("e", [2, 3, -1, -2, 2.0, 3.0, -2.0])
+def test_power_fast_paths(build, rng, dtype, e) -> None:
+    """The exponents torch computes as products: against numpy's power in float64 (to ~1 ulp:
+    x * x * x rounds twice), and bit for bit against torch where it is installed."""
+    x, _ = _data(rng, (3, 1, 257), dtype)
+    x.reshape(-1)[3:6] = [np.inf, -np.inf, -2.5]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        got = E.power(x, e)
+        want = np.power(x.astype(np.float64), e)
+    assert got.dtype == dtype and got.shape == x.shape
+    np.testing.assert_allclose(got, want, rtol=4 * np.finfo(dtype).eps, atol=0, equal_nan=True)
+    np.testing.assert_array_equal(got[np.isinf(want)], want[np.isinf(want)])
+    assert np.array_equal(E.power(x[:, :, ::2], e), got[:, :, ::2], equal_nan=True)
+    torch = pytest.importorskip("torch")
+    np.testing.assert_array_equal(got, torch.pow(torch.from_numpy(x), e).numpy())
+
+
+def test_power_leaves_other_exponents_to_numpy(rng) -> None:
+    x = rng.standard_normal(10).astype(np.float32)
+    for base, e in ((x, 2.5), (x, 0.5), (x, -0.5), (x, np.float32(3.0)), (np.arange(4), 3),
+                    (x, True), (x, x)):
+        assert E.power(base, e) is None
