@@ -16,13 +16,17 @@ Models (``size="bench"``; ``size="tiny"`` shrinks every one for quick correctnes
 - ``transformer``: 2-layer ``nn.TransformerEncoder`` classifier, d_model 128, 4 heads,
   seq 64, batch 32, Adam;
 - ``lstm_lm``: the word language model of ``test_rnn.py`` (2-layer LSTM 200, bptt 35,
-  batch 20, vocab 10k, SGD lr 20, ``clip_grad_norm_(0.25)``).
+  batch 20, vocab 10k, SGD lr 20, ``clip_grad_norm_(0.25)``);
+- ``mingpt``: ``gpt``'s sizes written as minGPT writes its model: attention by hand (q @ k^T,
+  ``masked_fill`` with a ``tril`` buffer, softmax, dropout, @ v), the tanh GELU composed of
+  tensor ops (``pow``, ``tanh``, scalar products), dropout 0.1, AdamW, clip 1.0.
 
 This module imports neither framework: each benchmark process imports only its own.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from types import ModuleType
@@ -30,7 +34,8 @@ from typing import Any
 
 import numpy as np
 
-MODELS: tuple[str, ...] = ("mlp", "cnn", "gpt", "resnet18", "dcgan", "transformer", "lstm_lm")
+MODELS: tuple[str, ...] = ("mlp", "cnn", "gpt", "resnet18", "dcgan", "transformer", "lstm_lm",
+                           "mingpt")
 
 TITLES: dict[str, str] = {
     "mlp": "MLP 784-512-256-10 b128 SGD",
@@ -40,6 +45,7 @@ TITLES: dict[str, str] = {
     "dcgan": "DCGAN G+D 32x32 b32 Adam",
     "transformer": "TransformerEncoder 2x128 h4 T64 b32",
     "lstm_lm": "LSTM word LM 2x200 T35 b20 V10k",
+    "mingpt": "minGPT-style 4x128 h4 T64 b16 V256 drop0.1",
 }
 
 SIZES: dict[str, dict[str, dict[str, int]]] = {
@@ -52,6 +58,8 @@ SIZES: dict[str, dict[str, dict[str, int]]] = {
         "transformer": {"layers": 2, "width": 128, "heads": 4, "seq": 64, "batch": 32,
                         "vocab": 1000},
         "lstm_lm": {"vocab": 10_000, "emb": 200, "hid": 200, "bptt": 35, "batch": 20},
+        "mingpt": {"layers": 4, "width": 128, "heads": 4, "block": 64, "batch": 16, "vocab": 256,
+                   "drop": 0.1},
     },
     "tiny": {
         "mlp": {"batch": 8, "d_in": 32, "h1": 16, "h2": 16},
@@ -62,6 +70,8 @@ SIZES: dict[str, dict[str, dict[str, int]]] = {
         "transformer": {"layers": 1, "width": 16, "heads": 2, "seq": 8, "batch": 4,
                         "vocab": 20},
         "lstm_lm": {"vocab": 50, "emb": 8, "hid": 8, "bptt": 5, "batch": 2},
+        "mingpt": {"layers": 1, "width": 16, "heads": 2, "block": 8, "batch": 2, "vocab": 16,
+                   "drop": 0.0},
     },
 }
 
@@ -185,6 +195,97 @@ def _gpt(fw: ModuleType, layers: int, width: int, heads: int, block: int, batch:
     def step() -> Any:
         opt.zero_grad()
         loss = model(x, y)
+        loss.backward()
+        clip(model.parameters(), 1.0)
+        opt.step()
+        return loss
+
+    return step
+
+
+# --------------------------------------------------------------------------- minGPT
+
+
+def mingpt_net(fw: ModuleType, layers: int, width: int, heads: int, block: int, vocab: int,
+               drop: float) -> Any:
+    """minGPT's model (karpathy/minGPT ``model.py``): the same decoder as ``gpt_net``, its
+    attention and GELU written out in tensor ops, dropout after embeddings, attention and
+    each residual branch."""
+    nn, F = fw.nn, fw.nn.functional
+
+    class NewGELU(nn.Module):
+        def forward(self, x: Any) -> Any:
+            return 0.5 * x * (1.0 + fw.tanh(math.sqrt(2.0 / math.pi)
+                                            * (x + 0.044715 * fw.pow(x, 3.0))))
+
+    class CausalSelfAttention(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.c_attn = nn.Linear(width, 3 * width)
+            self.c_proj = nn.Linear(width, width)
+            self.attn_dropout = nn.Dropout(drop)
+            self.resid_dropout = nn.Dropout(drop)
+            self.register_buffer("bias", fw.tril(fw.ones(block, block)).view(1, 1, block, block))
+
+        def forward(self, x: Any) -> Any:
+            B, T, C = x.size()
+            q, k, v = self.c_attn(x).split(width, dim=2)
+            k = k.view(B, T, heads, C // heads).transpose(1, 2)
+            q = q.view(B, T, heads, C // heads).transpose(1, 2)
+            v = v.view(B, T, heads, C // heads).transpose(1, 2)
+            att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
+            att = att.masked_fill(self.bias[:, :, :T, :T] == 0, float("-inf"))
+            att = self.attn_dropout(F.softmax(att, dim=-1))
+            y = (att @ v).transpose(1, 2).contiguous().view(B, T, C)
+            return self.resid_dropout(self.c_proj(y))
+
+    class Block(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.ln_1 = nn.LayerNorm(width)
+            self.attn = CausalSelfAttention()
+            self.ln_2 = nn.LayerNorm(width)
+            self.mlp = nn.Sequential(nn.Linear(width, 4 * width), NewGELU(),
+                                     nn.Linear(4 * width, width), nn.Dropout(drop))
+
+        def forward(self, x: Any) -> Any:
+            x = x + self.attn(self.ln_1(x))
+            return x + self.mlp(self.ln_2(x))
+
+    class GPT(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.wte = nn.Embedding(vocab, width)
+            self.wpe = nn.Embedding(block, width)
+            self.drop = nn.Dropout(drop)
+            self.h = nn.ModuleList([Block() for _ in range(layers)])
+            self.ln_f = nn.LayerNorm(width)
+            self.lm_head = nn.Linear(width, vocab, bias=False)
+
+        def forward(self, idx: Any, targets: Any) -> Any:
+            pos = fw.arange(0, idx.size(1), dtype=fw.long).unsqueeze(0)
+            x = self.drop(self.wte(idx) + self.wpe(pos))
+            for blk in self.h:
+                x = blk(x)
+            logits = self.lm_head(self.ln_f(x))
+            return F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1),
+                                   ignore_index=-1)
+
+    return GPT()
+
+
+def _mingpt(fw: ModuleType, layers: int, width: int, heads: int, block: int, batch: int,
+            vocab: int, drop: float) -> Callable[[], Any]:
+    r = _rng()
+    model = mingpt_net(fw, layers, width, heads, block, vocab, drop)
+    data = r.integers(0, vocab, (batch, block + 1))
+    x, y = fw.tensor(data[:, :-1]), fw.tensor(data[:, 1:])
+    opt = fw.optim.AdamW(model.parameters(), lr=1e-3, betas=(0.9, 0.95), weight_decay=0.1)
+    clip = fw.nn.utils.clip_grad_norm_
+
+    def step() -> Any:
+        loss = model(x, y)
+        model.zero_grad(set_to_none=True)
         loss.backward()
         clip(model.parameters(), 1.0)
         opt.step()
@@ -372,7 +473,7 @@ def lm_step(model: Any, x: Any, y: Any, opt: Any, F: Any, clip: Any) -> Callable
 
 _BUILDERS: dict[str, Callable[..., Callable[[], Any]]] = {
     "mlp": _mlp, "cnn": _cnn, "gpt": _gpt, "resnet18": _resnet18, "dcgan": _dcgan,
-    "transformer": _transformer, "lstm_lm": _lstm_lm,
+    "transformer": _transformer, "lstm_lm": _lstm_lm, "mingpt": _mingpt,
 }
 
 

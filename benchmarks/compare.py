@@ -47,7 +47,7 @@ FRAMEWORKS = ("lucid", "torch")
 # so that one of its batches lasts ~35 ms, not 12 (per-round MLP ratios spread 0.64-1.20
 # in 10 rounds of 4 steps)
 STEPS = {"resnet18": (1, 2), "dcgan": (2, 4), "lstm_lm": (2, 4), "gpt": (2, 5), "mlp": (3, 24),
-         "transformer": (2, 5)}
+         "transformer": (2, 5), "mingpt": (2, 5)}
 DEFAULT_STEPS = (3, 8)
 
 
