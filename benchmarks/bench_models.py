@@ -184,9 +184,11 @@ def gpt_net(fw: ModuleType, layers: int, width: int, heads: int, block: int, voc
 
 
 def _gpt(fw: ModuleType, layers: int, width: int, heads: int, block: int, batch: int,
-         vocab: int) -> Callable[[], Any]:
+         vocab: int, drop: float | None = None) -> Callable[[], Any]:
+    """nanoGPT's training step; with ``drop``, on minGPT's model (``mingpt_net``)."""
     r = _rng()
-    model = gpt_net(fw, layers, width, heads, block, vocab)
+    model = gpt_net(fw, layers, width, heads, block, vocab) if drop is None else \
+        mingpt_net(fw, layers, width, heads, block, vocab, drop)
     data = r.integers(0, vocab, (batch, block + 1))
     x, y = fw.tensor(data[:, :-1]), fw.tensor(data[:, 1:])
     opt = fw.optim.AdamW(model.parameters(), lr=1e-3, betas=(0.9, 0.95), weight_decay=0.1)
@@ -272,26 +274,6 @@ def mingpt_net(fw: ModuleType, layers: int, width: int, heads: int, block: int, 
                                    ignore_index=-1)
 
     return GPT()
-
-
-def _mingpt(fw: ModuleType, layers: int, width: int, heads: int, block: int, batch: int,
-            vocab: int, drop: float) -> Callable[[], Any]:
-    r = _rng()
-    model = mingpt_net(fw, layers, width, heads, block, vocab, drop)
-    data = r.integers(0, vocab, (batch, block + 1))
-    x, y = fw.tensor(data[:, :-1]), fw.tensor(data[:, 1:])
-    opt = fw.optim.AdamW(model.parameters(), lr=1e-3, betas=(0.9, 0.95), weight_decay=0.1)
-    clip = fw.nn.utils.clip_grad_norm_
-
-    def step() -> Any:
-        loss = model(x, y)
-        model.zero_grad(set_to_none=True)
-        loss.backward()
-        clip(model.parameters(), 1.0)
-        opt.step()
-        return loss
-
-    return step
 
 
 # --------------------------------------------------------------------------- ResNet-18
@@ -473,7 +455,7 @@ def lm_step(model: Any, x: Any, y: Any, opt: Any, F: Any, clip: Any) -> Callable
 
 _BUILDERS: dict[str, Callable[..., Callable[[], Any]]] = {
     "mlp": _mlp, "cnn": _cnn, "gpt": _gpt, "resnet18": _resnet18, "dcgan": _dcgan,
-    "transformer": _transformer, "lstm_lm": _lstm_lm, "mingpt": _mingpt,
+    "transformer": _transformer, "lstm_lm": _lstm_lm, "mingpt": _gpt,
 }
 
 
