@@ -243,7 +243,7 @@ def bmm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     count = int(np.prod(batch, dtype=np.int64))
     if count == 0 or m * n * k < MIN_WORK or max(m, n, k, count) > _INT_MAX:
         return np.matmul(a, b)
-    out = _pool_bmm(a, b, batch, count, not pool)
+    out = None if _NO_JIT else _pool_bmm(a, b, batch, count, not pool)
     if out is not None:
         return out
     a3 = np.broadcast_to(a, (*batch, m, k)).reshape(count, m, k)  # a view where it can be
