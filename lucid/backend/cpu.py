@@ -139,6 +139,7 @@ class CpuBackend(NumpyBackend):
     add = staticmethod(_ew.add)
     sub = staticmethod(_ew.sub)
     mul = staticmethod(_ew.mul)
+    div = staticmethod(_ew.div)
 
     # powers torch computes as products, reciprocals and roots (kernels/elementwise.py:
     # ``power``): numpy's float32 power by 3.0 calls powf per element, 16 ms at 524k

@@ -30,11 +30,11 @@ import numpy as np
 from numba import prange
 from numba.core import types as nbt
 
-from ._jit import dual
+from ._jit import FASTMATH, dual, kernel
 from ._threads import use_parallel
 
-__all__ = ["add", "add_row", "binary", "copy_into", "mul", "power", "relu", "relu_backward",
-           "scale_", "sigmoid_backward", "sub", "tanh_backward"]
+__all__ = ["add", "add_row", "binary", "copy_into", "div", "mul", "power", "relu",
+           "relu_backward", "scale_", "sigmoid_backward", "sub", "tanh_backward"]
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -154,6 +154,35 @@ def _powi(x, n, out):
             out[i] = one / s
 
 
+def _div(a, b, out):
+    """out = a / b
+
+    for i in prange(n):
+        out[i] = a[i] / b[i]
+    """
+    for i in prange(a.shape[0]):
+        out[i] = a[i] / b[i]
+
+
+def _div_scalar(a, c, over, out):
+    """out = a / c, or c / a when ``over``, c rounded to a's dtype first
+
+    for i in prange(n):
+        out[i] = c / a[i] if over else a[i] / c
+    """
+    cc = a.dtype.type(c)
+    if over:
+        for i in prange(a.shape[0]):
+            out[i] = cc / a[i]
+    else:
+        for i in prange(a.shape[0]):
+            out[i] = a[i] / cc
+
+
+def _sig_div_scalar(T):
+    return (T[::1], nbt.float64, nbt.boolean, T[::1])
+
+
 def _sig_axpc(T):
     return (T[::1], nbt.float64, nbt.float64, T[::1])
 
@@ -206,10 +235,17 @@ _MUL = dual(_mul, signatures=[_sig2])
 # took ~100 us in numpy's one thread there, against 13 us on hot operands; a 2 MB add, cold,
 # numpy 239 us / parallel kernel 107 us. Below it numpy's own loop is as fast.
 BINARY_MIN = 1 << 16
-_BINARY = {"add": _ADD, "sub": _SUB, "mul": _MUL}
 _ROW = dual(_add_row, signatures=[_sig_row])
 _SCALE = dual(_scale, signatures=[_sig_scale])
 _AXPC = dual(_axpc, signatures=[_sig_axpc])
+# divisions without ``arcp``: with it LLVM turns a / c into a * (1 / c), one more rounding
+_EXACT = FASTMATH - {"arcp"}
+_DIV = (kernel(_div, name="elementwise._div", signatures=[_sig2], fastmath=_EXACT),
+        kernel(_div, name="elementwise._div[par]", parallel=True, signatures=[_sig2],
+               fastmath=_EXACT))
+_DIV_SCALAR = kernel(_div_scalar, name="elementwise._div_scalar[par]", parallel=True,
+                     signatures=[_sig_div_scalar], fastmath=_EXACT)
+_BINARY = {"add": _ADD, "sub": _SUB, "mul": _MUL, "div": _DIV}
 _POWI = dual(_powi, signatures=[_sig_powi])
 _COPY = dual(_copy_rows, signatures=[_sig_copy, _sig_copy_whole])
 
@@ -279,7 +315,7 @@ def relu(x: np.ndarray) -> np.ndarray:
 
 
 def binary(op: str, a: Any, b: Any, out: np.ndarray | None = None) -> np.ndarray | None:
-    """``a <op> b`` ("add", "sub", "mul") on both cores for same-shape, same-dtype,
+    """``a <op> b`` ("add", "sub", "mul", "div") on both cores for same-shape, same-dtype,
     C-contiguous float arrays of at least ``BINARY_MIN`` elements (into ``out``, which may be
     ``a``); None for anything else (the caller's numpy takes it)."""
     if type(a) is not np.ndarray or type(b) is not np.ndarray:
@@ -339,6 +375,20 @@ def mul(a: Any, b: Any) -> Any:
     if out is None:
         out = _with_scalar("mul", a, b)
     return np.multiply(a, b) if out is None else out
+
+
+def div(a: Any, b: Any) -> Any:
+    """numpy's ``a / b``, on both cores for same-shape C-contiguous float arrays (``binary``)
+    and for such an array over or under a Python scalar (``_div_scalar``), from
+    ``BINARY_MIN`` elements: each quotient rounded once, as numpy's."""
+    out = binary("div", a, b)
+    if out is None:
+        x, c, over = (a, b, False) if _scalar(b) else (b, a, True)
+        if _scalar(c) and type(x) is np.ndarray and x.size >= BINARY_MIN and \
+                x.dtype in _FLOATS and x.flags.c_contiguous:
+            out = np.empty_like(x)
+            _DIV_SCALAR(x.reshape(-1), float(c), over, out.reshape(-1))
+    return np.true_divide(a, b) if out is None else out
 
 
 def power(x: Any, e: Any) -> np.ndarray | None:

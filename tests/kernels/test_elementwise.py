@@ -51,7 +51,10 @@ def test_binary_kernels_match_numpy(monkeypatch, rng, dtype, shape) -> None:
     monkeypatch.setattr(E, "BINARY_MIN", 1)  # small arrays through the kernels too
     a, b = _data(rng, shape, dtype)
     b.reshape(-1)[-1] = np.inf
-    for got, exp in ((E.add(a, b), a + b), (E.sub(a, b), a - b), (E.mul(a, b), a * b)):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        quot = a / b
+    for got, exp in ((E.add(a, b), a + b), (E.sub(a, b), a - b), (E.mul(a, b), a * b),
+                     (E.div(a, b), quot)):
         assert got.shape == exp.shape and got.dtype == dtype
         np.testing.assert_array_equal(got, exp)
     want = a + b
@@ -138,14 +141,17 @@ def test_copy_into_leaves_other_writes_to_numpy(monkeypatch, rng) -> None:
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("s", [0.5, -3, 0.044715, 0.0, -0.0, np.inf, np.nan, 7])
 def test_scalar_operands_match_numpy_bit_for_bit(build, monkeypatch, rng, dtype, s) -> None:
-    """An array and a Python scalar through ``_axpc``: numpy's result, signed zeros, inf and
-    NaN included, with the scalar on either side."""
+    """An array and a Python scalar through ``_axpc`` and ``_div_scalar``: numpy's result,
+    signed zeros, inf and NaN included, with the scalar on either side (a division by a
+    scalar is no product by its reciprocal: 0.044715 and 7 would show one)."""
     monkeypatch.setattr(E, "BINARY_MIN", 1)
     a, _ = _data(rng, (3, 1, 257), dtype)
     a.reshape(-1)[3:5] = [np.inf, -np.inf]
     with np.errstate(invalid="ignore"):  # inf - inf
         pairs = ((E.mul(a, s), a * s), (E.mul(s, a), s * a), (E.add(a, s), a + s),
                  (E.add(s, a), s + a), (E.sub(a, s), a - s), (E.sub(s, a), s - a))
+    with np.errstate(divide="ignore", invalid="ignore"):  # x / 0, 0 / 0
+        pairs += ((E.div(a, s), a / s), (E.div(s, a), s / a))
     for got, exp in pairs:
         assert got.dtype == dtype and got.shape == a.shape
         np.testing.assert_array_equal(got, exp)
