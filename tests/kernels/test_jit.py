@@ -64,13 +64,16 @@ def test_registry_signatures_match_runtime_calls(rng) -> None:
         elementwise.sigmoid_backward(x, x)
         elementwise.relu_backward(x, x)
         elementwise.relu(x)
-        for ser, _ in (elementwise._ADD, elementwise._SUB, elementwise._MUL):
+        for ser, _ in (elementwise._ADD, elementwise._SUB, elementwise._MUL, elementwise._DIV):
             ser(x.ravel(), x.ravel(), np.empty(x.size, dt))
+        elementwise._AXPC[0](x.ravel(), 2.0, 1.0, np.empty(x.size, dt))
+        elementwise._POWI[0](x.ravel(), 3, np.empty(x.size, dt))
         elementwise.add_row(np.ones((4, 7), dt), x[0, 0])
         reduce.sum(np.ones((256, 3), dt), 0)  # a tall block's column sums
     reg = warmup.registry()
     mine = {n: e for n, e in reg.items() if n.startswith(("reduce.", "elementwise."))}
-    assert len(mine) == 38, sorted(mine)  # 9 reduction + 10 elementwise kernels, 2 builds each
+    # 9 reduction + 13 elementwise kernels, 2 builds each, and the scalar division's parallel one
+    assert len(mine) == 45, sorted(mine)
     for name, entry in mine.items():
         assert entry.signatures, name
         disp = entry.dispatcher
