@@ -262,6 +262,7 @@ def _fused(pair: tuple, a: np.ndarray, b: np.ndarray, out: np.ndarray | None = N
         or a.dtype != b.dtype
         or a.shape != b.shape
         or not (a.flags.c_contiguous and b.flags.c_contiguous)
+        or not (a.flags.writeable and b.flags.writeable)  # read-only: an unwarmed signature
     ):
         return None
     if out is None:
@@ -335,7 +336,7 @@ def _affine(x: Any, m: float, c: float) -> np.ndarray | None:
     ``BINARY_MIN`` elements, else None. minGPT's tanh GELU is five such scalar ops on a
     (16, 64, 512) float32 activation: numpy's one thread took ~180 us each in a step."""
     if type(x) is not np.ndarray or x.size < BINARY_MIN or x.dtype not in _FLOATS or \
-            not x.flags.c_contiguous:
+            not (x.flags.c_contiguous and x.flags.writeable):
         return None
     out = np.empty_like(x)
     _AXPC[1](x.reshape(-1), float(m), float(c), out.reshape(-1))
@@ -385,7 +386,7 @@ def div(a: Any, b: Any) -> Any:
     if out is None:
         x, c, over = (a, b, False) if _scalar(b) else (b, a, True)
         if _scalar(c) and type(x) is np.ndarray and x.size >= BINARY_MIN and \
-                x.dtype in _FLOATS and x.flags.c_contiguous:
+                x.dtype in _FLOATS and x.flags.c_contiguous and x.flags.writeable:
             out = np.empty_like(x)
             _DIV_SCALAR(x.reshape(-1), float(c), over, out.reshape(-1))
     return np.true_divide(a, b) if out is None else out
@@ -400,7 +401,8 @@ def power(x: Any, e: Any) -> np.ndarray | None:
     if type(x) is not np.ndarray or x.dtype not in _FLOATS or not _scalar(e) or \
             e not in (2, 3, -1, -2):
         return None
-    src = x if x.flags.c_contiguous else np.ascontiguousarray(x)
+    # a read-only array would compile an unwarmed signature: a copy instead
+    src = x if x.flags.c_contiguous and x.flags.writeable else np.array(x, order="C")
     out = np.empty_like(src)
     ser, par = _POWI
     (par if use_parallel(src.size, "elementwise") else ser)(src.reshape(-1), int(e),

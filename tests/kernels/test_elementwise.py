@@ -194,3 +194,22 @@ def test_power_leaves_other_exponents_to_numpy(rng) -> None:
     for base, e in ((x, 2.5), (x, 0.5), (x, -0.5), (x, np.float32(3.0)), (np.arange(4), 3),
                     (x, True), (x, x)):
         assert E.power(base, e) is None
+
+
+def test_read_only_operands_compile_no_new_signature(monkeypatch, rng) -> None:
+    """Read-only arrays (``np.broadcast_to`` views, frozen buffers) get numpy's result or a
+    copy, never a kernel call with a read-only type the warmed signatures do not declare."""
+    monkeypatch.setattr(E, "BINARY_MIN", 1)
+    x = rng.standard_normal(300).astype(np.float32)
+    ro = x.copy()
+    ro.setflags(write=False)
+    before = {k: len(d.signatures) for k, d in (("powi", E._POWI[0]), ("axpc", E._AXPC[1]),
+                                                ("div", E._DIV[0]))}
+    np.testing.assert_array_equal(E.power(ro, 3), x * x * x)
+    np.testing.assert_array_equal(E.mul(ro, 0.5), x * np.float32(0.5))
+    np.testing.assert_array_equal(E.div(ro, ro), x / x)
+    np.testing.assert_array_equal(E.div(ro, 3.0), x / np.float32(3.0))
+    for k, d in (("powi", E._POWI[0]), ("axpc", E._AXPC[1]), ("div", E._DIV[0])):
+        assert all(not t.readonly for sig in d.signatures for t in sig
+                   if hasattr(t, "readonly")), k
+        assert len(d.signatures) <= before[k] + 1, k
