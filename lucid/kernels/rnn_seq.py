@@ -3,7 +3,8 @@ in one kernel call, forward and backward through time, its hidden units split ov
 threads.
 
 Thread k owns a block of ``Hk = H / nt`` hidden units. Its gates' rows of ``W_hh`` (4 for
-LSTM, 3 for GRU) are one contiguous block (``w_hh`` permuted once per call), so each step
+LSTM, 3 for GRU) are one contiguous block (each thread copies its own out of ``w_hh``
+once per call, transposed where BLAS takes it that way), so each step
 is, per thread,
 
     forward    g_k = h_{t-1} @ W_k^T (single-threaded BLAS) -> the gate math of its units
@@ -143,13 +144,46 @@ def _columns(blk, full, lo, gates, gather):
                     f[j] = b[j]
 
 
-def _seq_fwd(gx, h0, c0, w, wt, bp, hs, cs, actsp, reverse, small, gates, nt):
-    """gx (T, B, G H); actsp (T, nt, B, 4Hk); w (nt, G Hk, H) = W_k and wt (nt, H, G Hk)
-    = W_k^T; bp (nt, G Hk); hs, cs (T, B, H). ``gates`` = 4 (LSTM) or 3 (GRU; c0 and cs
-    unused). Each step, thread k gathers its gate columns of gx[t] into its own buffer.
-    ``small``: the products in ``_abt``, else BLAS."""
+@helper
+def _block_of(w_hh, k, gates, blk, transpose):
+    """Thread k's block of w_hh (G H, H): its units' rows of each gate, W_k (G Hk, H), into
+    blk; its transpose W_k^T (H, G Hk) when ``transpose``, in 16 x 16 tiles (each thread
+    builds its own block, into its own core's cache: numpy's transposed copy of a
+    1024 x 256 float32 W_hh took 0.4-0.6 ms)."""
+    h = w_hh.shape[1]
+    hsz = w_hh.shape[0] // gates
+    hk = (blk.shape[1] if transpose else blk.shape[0]) // gates
+    lo = k * hk
+    for g in range(gates):
+        src = w_hh[g * hsz + lo:g * hsz + lo + hk]
+        if not transpose:
+            for i in range(hk):
+                s, d = src[i], blk[g * hk + i]
+                for j in range(h):
+                    d[j] = s[j]
+            continue
+        for j0 in range(0, h, 16):
+            j1 = min(j0 + 16, h)
+            for i0 in range(0, hk, 16):
+                i1 = min(i0 + 16, hk)
+                for j in range(j0, j1):
+                    d = blk[j]
+                    for i in range(i0, i1):
+                        d[g * hk + i] = src[i, j]
+
+
+def _seq_fwd(gx, h0, c0, w_hh, bp, hs, cs, actsp, reverse, small, gates, nt):
+    """gx (T, B, G H); actsp (T, nt, B, 4Hk); w_hh (G H, H); bp (nt, G Hk); hs, cs (T, B, H).
+    ``gates`` = 4 (LSTM) or 3 (GRU; c0 and cs unused). Thread k first builds its block of
+    w_hh: W_k (G Hk, H) for ``_abt`` where ``small``, else W_k^T (H, G Hk) for BLAS (MKL's
+    h @ W_k^T ran 1.25x slower reading W_k transposed). Each step, thread k gathers its gate
+    columns of gx[t] into its own buffer."""
     t_len, b_len = gx.shape[0], gx.shape[1]
-    hk = wt.shape[2] // gates
+    h = w_hh.shape[1]
+    hk = w_hh.shape[0] // gates // nt
+    wk = np.empty((nt, gates * hk, h) if small else (nt, h, gates * hk), gx.dtype)
+    for k in prange(nt):
+        _block_of(w_hh, k, gates, wk[k], not small)
     gbuf = np.empty((nt, b_len, gates * hk), gx.dtype)
     xbuf = np.empty((nt, b_len, gates * hk), gx.dtype)
     for s in range(t_len):
@@ -158,9 +192,9 @@ def _seq_fwd(gx, h0, c0, w, wt, bp, hs, cs, actsp, reverse, small, gates, nt):
         for k in prange(nt):
             lo = k * hk
             if small:
-                _abt(hp, w[k], gbuf[k])
+                _abt(hp, wk[k], gbuf[k])
             else:
-                gemm(hp, wt[k], gbuf[k])
+                gemm(hp, wk[k], gbuf[k])
             _columns(xbuf[k], gx[t], lo, gates, True)
             if gates == 4:
                 cp = c0 if s == 0 else cs[tp]
@@ -169,16 +203,21 @@ def _seq_fwd(gx, h0, c0, w, wt, bp, hs, cs, actsp, reverse, small, gates, nt):
                 _gru_step(xbuf[k], gbuf[k], bp[k], hp, actsp[t, k], hs[t], lo)
 
 
-def _seq_bwd(dyh, dyc, h0, c0, w, wt, hs, cs, actsp, dgx, dgh, dc, dhk, pbuf, reverse,
+def _seq_bwd(dyh, dyc, h0, c0, w_hh, hs, cs, actsp, dgx, dgh, dc, dhk, pbuf, reverse,
              small, gates, nt):
-    """dyh, dyc, hs, cs (T, B, H); w (nt, G Hk, H) = W_k, wt its transpose; actsp
+    """dyh, dyc, hs, cs (T, B, H); w_hh (G H, H), of which thread k first builds its block
+    W_k (G Hk, H) for BLAS, or W_k^T for ``_abt`` where ``small``; actsp
     (T, nt, B, 4Hk); dgx, dgh (T, B, G H) (LSTM: the same array); dc (B, H) and dhk
     (nt, B, Hk) zero on entry: dc_0 and GRU's direct part of dh_0 on return; pbuf
     (2, nt, B, H) zero on entry: the partial products of the step processed last are in
     pbuf[T % 2]. Thread k's gate gradients go through its own buffers into its columns.
     ``small``: the products in ``_abt``, else BLAS."""
     t_len, b_len = dyh.shape[0], dyh.shape[1]
-    hk = w.shape[1] // gates
+    h = w_hh.shape[1]
+    hk = w_hh.shape[0] // gates // nt
+    wk = np.empty((nt, h, gates * hk) if small else (nt, gates * hk, h), dyh.dtype)
+    for k in prange(nt):
+        _block_of(w_hh, k, gates, wk[k], small)
     xbuf = np.empty((nt, b_len, gates * hk), dyh.dtype)
     hbuf = np.empty((nt if gates != 4 else 0, b_len, gates * hk), dyh.dtype)
     for s in range(t_len):
@@ -216,20 +255,19 @@ def _seq_bwd(dyh, dyc, h0, c0, w, wt, hs, cs, actsp, dgx, dgh, dc, dhk, pbuf, re
                 _columns(dghk, dgh[t], lo, gates, False)
             _columns(xbuf[k], dgx[t], lo, gates, False)
             if small:
-                _abt(dghk, wt[k], pbuf[cur, k])
+                _abt(dghk, wk[k], pbuf[cur, k])
             else:
-                gemm(dghk, w[k], pbuf[cur, k])
+                gemm(dghk, wk[k], pbuf[cur, k])
 
 
 def _sig_fwd(T):
     c2, c3, c4 = T[:, ::1], T[:, :, ::1], T[:, :, :, ::1]
-    return (c3, c2, c2, c3, c3, c2, c3, c3, c4, nbt.boolean, nbt.boolean, nbt.int64,
-            nbt.int64)
+    return (c3, c2, c2, c2, c2, c3, c3, c4, nbt.boolean, nbt.boolean, nbt.int64, nbt.int64)
 
 
 def _sig_bwd(T):
     c2, c3, c4 = T[:, ::1], T[:, :, ::1], T[:, :, :, ::1]
-    return (c3, c3, c2, c2, c3, c3, c3, c3, c4, c3, c3, c2, c3, c4, nbt.boolean, nbt.boolean,
+    return (c3, c3, c2, c2, c2, c3, c3, c4, c3, c3, c2, c3, c4, nbt.boolean, nbt.boolean,
             nbt.int64, nbt.int64)
 
 
@@ -256,14 +294,6 @@ def permute_gates(b: np.ndarray, nt: int, gates: int) -> np.ndarray:
         nt, gates * hk)
 
 
-def _weight_blocks(w_hh: np.ndarray, nt: int, gates: int) -> np.ndarray:
-    """(G H, H) -> (nt, G Hk, H): thread k's gate rows, contiguous."""
-    g, h = w_hh.shape
-    hk = g // gates // nt
-    return np.ascontiguousarray(w_hh.reshape(gates, nt, hk, h).transpose(1, 0, 2, 3)).reshape(
-        nt, gates * hk, h)
-
-
 def _c(a: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(a)
 
@@ -283,10 +313,8 @@ def sequence_forward(mode: str, gx: np.ndarray, h0: np.ndarray, c0: np.ndarray |
     cs = np.empty((t_len, b_len, hsz), dt) if lstm else np.empty((1, 1, 1), dt)
     c0a = _c(c0) if lstm else np.empty((1, 1), dt)
     acts = np.empty((t_len, nt, b_len, 4 * hsz // nt), dt)
-    w = _weight_blocks(w_hh, nt, gates)
-    launch(FWD, nt, _c(gx), _c(h0), c0a, w, _c(w.transpose(0, 2, 1)),
-           permute_gates(b_hh, nt, gates), hs, cs, acts, bool(reverse), b_len < abt_rows(),
-           gates)
+    launch(FWD, nt, _c(gx), _c(h0), c0a, _c(w_hh), permute_gates(b_hh, nt, gates), hs, cs,
+           acts, bool(reverse), b_len < abt_rows(), gates)
     return hs, (cs if lstm else None), acts
 
 
@@ -308,9 +336,8 @@ def sequence_backward(mode: str, dyh: np.ndarray, dyc: np.ndarray | None, h0: np
     dhk = np.zeros((nt, b_len, hsz // nt), dt)
     pbuf = np.zeros((2, nt, b_len, hsz), dt)
     one3 = np.empty((1, 1, 1), dt)
-    w = _weight_blocks(w_hh, nt, gates)
     launch(BWD, nt, _c(dyh), _c(dyc) if lstm else one3, _c(h0),
-           _c(c0) if lstm else np.empty((1, 1), dt), w, _c(w.transpose(0, 2, 1)), hs,
+           _c(c0) if lstm else np.empty((1, 1), dt), _c(w_hh), hs,
            cs if lstm else one3, acts_p, dgx, dgh, dc, dhk, pbuf, bool(reverse),
            b_len < abt_rows(), gates)
     dh0 = pbuf[t_len % 2].sum(0)

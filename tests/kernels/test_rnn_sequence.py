@@ -80,6 +80,21 @@ def test_gate_permutation_and_the_gather_scatter_pair() -> None:
     np.testing.assert_array_equal(back[:, [0, 1, 4, 5, 8, 9]], 0)
 
 
+
+@pytest.mark.parametrize("gates", [3, 4])
+@pytest.mark.parametrize("nt", [1, 2, 3])
+@pytest.mark.parametrize("transpose", [False, True])
+def test_weight_block_of_each_thread(gates, nt, transpose) -> None:
+    """Thread k's rows of every gate of w_hh (units k*Hk..), as they are or transposed, with
+    tiles of 16 cut at both edges (Hk = 18, H = 37)."""
+    hk, h = 18, 37
+    w = np.arange(gates * nt * hk * h, dtype=np.float32).reshape(gates * nt * hk, h)
+    for k in range(nt):
+        rows = [g * nt * hk + k * hk + i for g in range(gates) for i in range(hk)]
+        blk = np.full((h, gates * hk) if transpose else (gates * hk, h), np.nan, np.float32)
+        S._block_of(w, k, gates, blk, transpose)
+        np.testing.assert_array_equal(blk, w[rows].T if transpose else w[rows])
+
 def test_split_needs_divisible_units(monkeypatch) -> None:
     monkeypatch.setattr(S.numba, "get_num_threads", lambda: 2)
     monkeypatch.setattr(S, "use_parallel", lambda n, kind: True)
