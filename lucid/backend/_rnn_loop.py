@@ -18,7 +18,7 @@ with numpy's threads and 290 ms this way (torch: 156-572 ms over the same minute
 below ``STEP_GEMM_MAX`` multiply-adds the steps call scipy's gemm on one thread; larger ones
 and the once-per-sequence weight-gradient GEMMs stay with numpy's threads.
 
-On "cpu", LSTM and GRU layers without projection and with every row active skip this loop:
+On "cpu", LSTM, GRU and RNN layers without projection and with every row active skip this loop:
 ``kernels.rnn_seq`` runs the whole sequence in one call with the hidden units split over
 numba's threads (this loop remains the reference it is tested against).
 """
@@ -111,8 +111,8 @@ def forward(steps: ModuleType, mode: str, gx: Array, h0: Array, c0: Array | None
             single_blas: bool = True, seq: ModuleType | None = None) -> tuple[Array, Saved]:
     """Run the recurrence; returns ``Y`` and what the backward needs. ``single_blas`` lets
     small per-step GEMMs run on scipy's BLAS held at one thread (else numpy's matmul).
-    ``seq`` (``kernels.rnn_seq``) runs a whole LSTM or GRU sequence without projection and
-    with every row active in one kernel call, its hidden units split over threads."""
+    ``seq`` (``kernels.rnn_seq``) runs a whole LSTM, GRU or RNN sequence without projection
+    and with every row active in one kernel call, its hidden units split over threads."""
     t_len, b_len, g = gx.shape
     full = batch_sizes is None or all(int(s) == b_len for s in batch_sizes)
     if seq is not None and mode in seq.GATES and w_hr is None and full and t_len and b_len:

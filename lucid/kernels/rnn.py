@@ -192,30 +192,50 @@ def _gru_bwd(dh, acts, h_prev, dgx, dgh):
     gru_bwd_at(dh, acts, h_prev, dgx, dgh, 0)
 
 
-def _rnn_fwd(gx, gh, b, h, relu):
-    """One Elman step: h[r, j] = act(gx[r, j] + gh[r, j] + b[j]), act = relu or tanh."""
-    n, hs = h.shape
+def _rnn_fwd_at(gx, gh, b, h, lo, relu):
+    """One Elman step, h written at columns lo:lo+hs (hs = gx's width, as ``_lstm_fwd_at``):
+
+    h[r, lo + j] = act(gx[r, j] + gh[r, j] + b[j]), act = relu or tanh
+    """
+    n, hs = gx.shape
     zero = h.dtype.type(0.0)
     for r in range(n):
-        for j in range(hs):
-            a = gx[r, j] + gh[r, j] + b[j]
-            if relu:
-                h[r, j] = a if a > zero else zero
-            else:
-                h[r, j] = tanh(a)
+        x, y, hr = gx[r], gh[r], h[r, lo:lo + hs]
+        if relu:
+            for j in range(hs):
+                a = x[j] + y[j] + b[j]
+                hr[j] = a if a > zero else zero
+        else:
+            for j in range(hs):
+                hr[j] = tanh(x[j] + y[j] + b[j])
 
 
-def _rnn_bwd(dh, h, dpre, relu):
-    """Backward of one Elman step: dpre = dh * (h > 0) (relu) or dh * (1 - h^2) (tanh)."""
-    n, hs = h.shape
+def _rnn_bwd_at(dh, h, dpre, lo, relu):
+    """Backward of one Elman step, h read at columns lo:lo+hs (hs = dpre's width):
+    dpre = dh * (h > 0) (relu) or dh * (1 - h^2) (tanh)."""
+    n, hs = dpre.shape
     one = h.dtype.type(1.0)
     zero = h.dtype.type(0.0)
     for r in range(n):
-        for j in range(hs):
-            if relu:
-                dpre[r, j] = dh[r, j] if h[r, j] > zero else zero
-            else:
-                dpre[r, j] = dh[r, j] * (one - h[r, j] * h[r, j])
+        d, hr, pr = dh[r], h[r, lo:lo + hs], dpre[r]
+        if relu:
+            for j in range(hs):
+                pr[j] = d[j] if hr[j] > zero else zero
+        else:
+            for j in range(hs):
+                pr[j] = d[j] * (one - hr[j] * hr[j])
+
+
+rnn_fwd_at = helper(_rnn_fwd_at)
+rnn_bwd_at = helper(_rnn_bwd_at)
+
+
+def _rnn_fwd(gx, gh, b, h, relu):
+    rnn_fwd_at(gx, gh, b, h, 0, relu)
+
+
+def _rnn_bwd(dh, h, dpre, relu):
+    rnn_bwd_at(dh, h, dpre, 0, relu)
 
 
 def _m(T):

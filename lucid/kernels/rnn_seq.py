@@ -1,11 +1,11 @@
-"""A whole LSTM or GRU sequence (one layer and direction, no projection, every row active)
-in one kernel call, forward and backward through time, its hidden units split over numba's
-threads.
+"""A whole LSTM, GRU or Elman RNN sequence (one layer and direction, no projection, every
+row active) in one kernel call, forward and backward through time, its hidden units split
+over numba's threads.
 
 Thread k owns a block of ``Hk = H / nt`` hidden units. Its gates' rows of ``W_hh`` (4 for
-LSTM, 3 for GRU) are one contiguous block (each thread copies its own out of ``w_hh``
-once per call, transposed where BLAS takes it that way), so each step
-is, per thread,
+LSTM, 3 for GRU, 1 for the RNN) are one contiguous block (each thread copies its own out of
+``w_hh`` once per call, transposed where BLAS takes it that way), so each step is, per
+thread,
 
     forward    g_k = h_{t-1} @ W_k^T (single-threaded BLAS) -> the gate math of its units
                (``rnn.lstm_fwd_at`` / ``rnn.gru_fwd_at`` on the block) -> its columns of h_t
@@ -57,6 +57,8 @@ from .rnn import gru_bwd_at as _gru_step_bwd
 from .rnn import gru_fwd_at as _gru_step
 from .rnn import lstm_bwd_at as _lstm_step_bwd
 from .rnn import lstm_fwd_at as _lstm_step
+from .rnn import rnn_bwd_at as _rnn_step_bwd
+from .rnn import rnn_fwd_at as _rnn_step
 
 __all__ = ["GATES", "split", "permute_gates", "sequence_forward", "sequence_backward"]
 
@@ -172,9 +174,10 @@ def _block_of(w_hh, k, gates, blk, transpose):
                         d[g * hk + i] = src[i, j]
 
 
-def _seq_fwd(gx, h0, c0, w_hh, bp, hs, cs, actsp, reverse, small, gates, nt):
+def _seq_fwd(gx, h0, c0, w_hh, bp, hs, cs, actsp, reverse, small, gates, relu, nt):
     """gx (T, B, G H); actsp (T, nt, B, 4Hk); w_hh (G H, H); bp (nt, G Hk); hs, cs (T, B, H).
-    ``gates`` = 4 (LSTM) or 3 (GRU; c0 and cs unused). Thread k first builds its block of
+    ``gates`` = 4 (LSTM), 3 (GRU; c0 and cs unused) or 1 (Elman RNN, tanh or ``relu``; c0,
+    cs and actsp unused). Thread k first builds its block of
     w_hh: W_k (G Hk, H) for ``_abt`` where ``small``, else W_k^T (H, G Hk) for BLAS (MKL's
     h @ W_k^T ran 1.25x slower reading W_k transposed). Each step, thread k gathers its gate
     columns of gx[t] into its own buffer."""
@@ -199,12 +202,14 @@ def _seq_fwd(gx, h0, c0, w_hh, bp, hs, cs, actsp, reverse, small, gates, nt):
             if gates == 4:
                 cp = c0 if s == 0 else cs[tp]
                 _lstm_step(xbuf[k], gbuf[k], bp[k], cp, actsp[t, k], cs[t], hs[t], lo)
-            else:
+            elif gates == 3:
                 _gru_step(xbuf[k], gbuf[k], bp[k], hp, actsp[t, k], hs[t], lo)
+            else:
+                _rnn_step(xbuf[k], gbuf[k], bp[k], hs[t], lo, relu)
 
 
 def _seq_bwd(dyh, dyc, h0, c0, w_hh, hs, cs, actsp, dgx, dgh, dc, dhk, pbuf, reverse,
-             small, gates, nt):
+             small, gates, relu, nt):
     """dyh, dyc, hs, cs (T, B, H); w_hh (G H, H), of which thread k first builds its block
     W_k (G Hk, H) for BLAS, or W_k^T for ``_abt`` where ``small``; actsp
     (T, nt, B, 4Hk); dgx, dgh (T, B, G H) (LSTM: the same array); dc (B, H) and dhk
@@ -219,7 +224,7 @@ def _seq_bwd(dyh, dyc, h0, c0, w_hh, hs, cs, actsp, dgx, dgh, dc, dhk, pbuf, rev
     for k in prange(nt):
         _block_of(w_hh, k, gates, wk[k], small)
     xbuf = np.empty((nt, b_len, gates * hk), dyh.dtype)
-    hbuf = np.empty((nt if gates != 4 else 0, b_len, gates * hk), dyh.dtype)
+    hbuf = np.empty((nt if gates == 3 else 0, b_len, gates * hk), dyh.dtype)
     for s in range(t_len):
         t, tp = _order(t_len - 1 - s, t_len, reverse)
         last = s == t_len - 1
@@ -230,7 +235,7 @@ def _seq_bwd(dyh, dyc, h0, c0, w_hh, hs, cs, actsp, dgx, dgh, dc, dhk, pbuf, rev
             d = dhk[k]
             for r in range(b_len):
                 dr, yr = d[r], dyh[t, r, lo:lo + hk]
-                if gates == 4:
+                if gates != 3:
                     for j in range(hk):
                         dr[j] = yr[j]
                 else:  # GRU: d holds the direct part dh_{t+1} z from the step before
@@ -248,6 +253,9 @@ def _seq_bwd(dyh, dyc, h0, c0, w_hh, hs, cs, actsp, dgx, dgh, dc, dhk, pbuf, rev
                 cp = c0 if last else cs[tp]
                 _lstm_step_bwd(d, dc, actsp[t, k], cp, cs[t], xbuf[k], lo)
                 dghk = xbuf[k]
+            elif gates == 1:
+                _rnn_step_bwd(d, hs[t], xbuf[k], lo, relu)
+                dghk = xbuf[k]
             else:
                 hp = h0 if last else hs[tp]
                 _gru_step_bwd(d, actsp[t, k], hp, xbuf[k], hbuf[k], lo)
@@ -262,18 +270,19 @@ def _seq_bwd(dyh, dyc, h0, c0, w_hh, hs, cs, actsp, dgx, dgh, dc, dhk, pbuf, rev
 
 def _sig_fwd(T):
     c2, c3, c4 = T[:, ::1], T[:, :, ::1], T[:, :, :, ::1]
-    return (c3, c2, c2, c2, c2, c3, c3, c4, nbt.boolean, nbt.boolean, nbt.int64, nbt.int64)
+    return (c3, c2, c2, c2, c2, c3, c3, c4, nbt.boolean, nbt.boolean, nbt.int64, nbt.boolean,
+            nbt.int64)
 
 
 def _sig_bwd(T):
     c2, c3, c4 = T[:, ::1], T[:, :, ::1], T[:, :, :, ::1]
     return (c3, c3, c2, c2, c2, c3, c3, c4, c3, c3, c2, c3, c4, nbt.boolean, nbt.boolean,
-            nbt.int64, nbt.int64)
+            nbt.int64, nbt.boolean, nbt.int64)
 
 
 FWD = dual(_seq_fwd, name="rnn_seq.fwd", signatures=[_sig_fwd])
 BWD = dual(_seq_bwd, name="rnn_seq.bwd", signatures=[_sig_bwd])
-GATES = {"LSTM": 4, "GRU": 3}
+GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 
 
 def split(b_len: int, hsz: int, p: int, gates: int = 4) -> int:
@@ -301,9 +310,10 @@ def _c(a: np.ndarray) -> np.ndarray:
 def sequence_forward(mode: str, gx: np.ndarray, h0: np.ndarray, c0: np.ndarray | None,
                      w_hh: np.ndarray, b_hh: np.ndarray, reverse: bool, nt: int
                      ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
-    """``(hs, cs, acts_p)`` of an LSTM or GRU (``mode``) over gx (T, B, G H) with ``b_ih`` in
-    it, from h0 (B, H) and c0 (LSTM), w_hh (G H, H), b_hh (G H,); cs is None for GRU and
-    acts_p is in the permuted layout of ``nt`` threads."""
+    """``(hs, cs, acts_p)`` of an LSTM, GRU or Elman RNN (``mode``, a key of ``GATES``) over
+    gx (T, B, G H) with ``b_ih`` in it, from h0 (B, H) and c0 (LSTM), w_hh (G H, H), b_hh
+    (G H,); cs is None but for LSTM, and acts_p is in the permuted layout of ``nt`` threads
+    (no columns for the RNN, whose backward reads hs)."""
     gates = GATES[mode]
     t_len, b_len, g = gx.shape
     hsz = g // gates
@@ -312,9 +322,9 @@ def sequence_forward(mode: str, gx: np.ndarray, h0: np.ndarray, c0: np.ndarray |
     lstm = gates == 4
     cs = np.empty((t_len, b_len, hsz), dt) if lstm else np.empty((1, 1, 1), dt)
     c0a = _c(c0) if lstm else np.empty((1, 1), dt)
-    acts = np.empty((t_len, nt, b_len, 4 * hsz // nt), dt)
+    acts = np.empty((t_len, nt, b_len, 4 * hsz // nt if gates > 1 else 0), dt)
     launch(FWD, nt, _c(gx), _c(h0), c0a, _c(w_hh), permute_gates(b_hh, nt, gates), hs, cs,
-           acts, bool(reverse), b_len < abt_rows(), gates)
+           acts, bool(reverse), b_len < abt_rows(), gates, mode == "RNN_RELU")
     return hs, (cs if lstm else None), acts
 
 
@@ -324,14 +334,14 @@ def sequence_backward(mode: str, dyh: np.ndarray, dyc: np.ndarray | None, h0: np
                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
     """``(dgx, dgh, dh0, dc0)`` through the sequence ``sequence_forward`` ran: dgx
     (T, B, G H) is the gradient of gx, dgh that of the hidden products (the same array for
-    LSTM; GRU's n block differs by the reset gate); dc0 is None for GRU."""
+    LSTM and RNN; GRU's n block differs by the reset gate); dc0 is None but for LSTM."""
     gates = GATES[mode]
     t_len, nt, b_len, _ = acts_p.shape
     hsz = hs.shape[2]
     dt = hs.dtype
     lstm = gates == 4
     dgx = np.empty((t_len, b_len, gates * hsz), dt)
-    dgh = dgx if lstm else np.empty_like(dgx)
+    dgh = np.empty_like(dgx) if gates == 3 else dgx
     dc = np.zeros((b_len, hsz) if lstm else (1, 1), dt)
     dhk = np.zeros((nt, b_len, hsz // nt), dt)
     pbuf = np.zeros((2, nt, b_len, hsz), dt)
@@ -339,8 +349,8 @@ def sequence_backward(mode: str, dyh: np.ndarray, dyc: np.ndarray | None, h0: np
     launch(BWD, nt, _c(dyh), _c(dyc) if lstm else one3, _c(h0),
            _c(c0) if lstm else np.empty((1, 1), dt), _c(w_hh), hs,
            cs if lstm else one3, acts_p, dgx, dgh, dc, dhk, pbuf, bool(reverse),
-           b_len < abt_rows(), gates)
+           b_len < abt_rows(), gates, mode == "RNN_RELU")
     dh0 = pbuf[t_len % 2].sum(0)
-    if not lstm:  # GRU's direct part dh_1 z_1, per thread's units
+    if gates == 3:  # GRU's direct part dh_1 z_1, per thread's units
         dh0 += dhk.transpose(1, 0, 2).reshape(b_len, hsz)
     return dgx, dgh, dh0, (dc if lstm else None)

@@ -1,6 +1,6 @@
-"""The whole-sequence LSTM and GRU kernels (``kernels.rnn_seq``) against the per-step numpy
-reference, serial and split over threads, and through ``nn.LSTM`` / ``nn.GRU`` against the
-"numpy" backend."""
+"""The whole-sequence LSTM, GRU and RNN kernels (``kernels.rnn_seq``) against the per-step
+numpy reference, serial and split over threads, and through ``nn.LSTM`` / ``nn.GRU`` /
+``nn.RNN`` against the "numpy" backend."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def _inputs(rng, t, b, h, dtype, gates):
 @pytest.mark.parametrize("nt", [1, 2, 3])
 @pytest.mark.parametrize("reverse", [False, True])
 @pytest.mark.parametrize("bias", [True, False])
-@pytest.mark.parametrize("mode", ["LSTM", "GRU"])
+@pytest.mark.parametrize("mode", ["LSTM", "GRU", "RNN_TANH", "RNN_RELU"])
 @pytest.mark.parametrize("b_len", [3, 9, S.SMALL_ROWS])  # rows of 4 + a rest; BLAS's path
 @pytest.mark.parametrize("abt", [True, False])  # small batches' products in _abt, or BLAS
 def test_matches_the_step_loop(monkeypatch, dtype, tol, nt, reverse, bias, mode, b_len,
@@ -38,7 +38,8 @@ def test_matches_the_step_loop(monkeypatch, dtype, tol, nt, reverse, bias, mode,
     monkeypatch.setattr(S, "split", lambda *a: nt)
     monkeypatch.setattr(S, "abt_rows", lambda: S.SMALL_ROWS if abt else 0)
     y1, s1 = _rnn_loop.forward(K, mode, gx, h0, c0, w, b, None, None, reverse, seq=S)
-    assert s1.seq is S and s1.acts.shape == (t_len, nt, b_len, 4 * hsz // nt)
+    width = 4 * hsz // nt if S.GATES[mode] > 1 else 0  # the RNN's backward reads hs
+    assert s1.seq is S and s1.acts.shape == (t_len, nt, b_len, width)
     np.testing.assert_allclose(y1, y0, rtol=tol, atol=tol)
     dy = rng.standard_normal(y0.shape).astype(dtype)
     g0 = _rnn_loop.backward(_rnn_ref, s0, dy)
@@ -104,7 +105,7 @@ def test_split_needs_divisible_units(monkeypatch) -> None:
     assert S.split(20, 200, 200) == 1
 
 
-@pytest.mark.parametrize("cls", ["LSTM", "GRU"])
+@pytest.mark.parametrize("cls", ["LSTM", "GRU", "RNN", "RNN_RELU"])
 @pytest.mark.parametrize("bidirectional", [False, True])
 def test_module_matches_the_numpy_backend(monkeypatch, bidirectional, cls) -> None:
     monkeypatch.setattr(S, "split", lambda b, h, p, g: 2 if h % 2 == 0 else 1)
@@ -112,7 +113,9 @@ def test_module_matches_the_numpy_backend(monkeypatch, bidirectional, cls) -> No
     fwd = S.sequence_forward
     monkeypatch.setattr(S, "sequence_forward", lambda *a: calls.append(a[-1]) or fwd(*a))
     lucid.manual_seed(0)
-    m = getattr(lucid.nn, cls)(5, 8, num_layers=2, bidirectional=bidirectional).double()
+    kw = {"nonlinearity": "relu"} if cls == "RNN_RELU" else {}
+    m = getattr(lucid.nn, cls.split("_")[0])(5, 8, num_layers=2, bidirectional=bidirectional,
+                                             **kw).double()
     x = np.random.default_rng(0).standard_normal((7, 4, 5))
     outs = {}
     for dev in ("cpu", "numpy"):
