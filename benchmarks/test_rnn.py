@@ -4,7 +4,9 @@
   -> Linear(200, 10k), bptt 35, batch 20, states carried (detached) between steps,
   clip_grad_norm_(0.25), SGD lr 20;
 - GRU classifier over a packed batch of variable-length token sequences: Embedding(5k, 64) ->
-  GRU(64, 128) -> Linear(128, 4), batch 32, lengths up to 50, Adam.
+  GRU(64, 128) -> Linear(128, 4), batch 32, lengths up to 50, Adam;
+- Elman RNN layer alone: RNN(512, 512, 2 layers, tanh), T 35, batch 20, forward + backward
+  of the summed output.
 
 lucid on "cpu" (numpy + numba kernels) vs lucid on its numpy-only reference backend
 ("numpy") vs torch, same architecture, batch and optimizer, side by side in one run.
@@ -30,6 +32,7 @@ CLS_LEN = np.sort(rng.integers(5, CLS_T + 1, CLS_B))[::-1].copy()
 CLS_LEN[0] = CLS_T
 rng.shuffle(CLS_LEN)
 CLS_Y = rng.integers(0, 4, CLS_B)
+ELMAN_X = rng.standard_normal((BPTT, BATCH, 512)).astype(np.float32)
 
 
 def _lm(nn):
@@ -79,13 +82,33 @@ def _cls_step(fw, nn, F, optim, pack, device=None):
     return step
 
 
+def _elman_step(fw, nn, device=None):
+    fw.manual_seed(0)
+    rnn = nn.RNN(512, 512, 2) if device is None else nn.RNN(512, 512, 2).to(device)
+    kw = {} if device is None else {"device": device}
+    x = fw.tensor(ELMAN_X, requires_grad=True, **kw)
+
+    def step():
+        x.grad = None
+        rnn.zero_grad()
+        y, _ = rnn(x)
+        y.sum().backward()
+        return x.grad
+
+    return step
+
+
 def _lucid(kind: str, device: str):
+    if kind == "elman":
+        return _elman_step(lucid, lnn, device)
     if kind == "lm":
         return _lm_step(lucid, lnn, LF, loptim, lnn.utils.clip_grad_norm_, device)
     return _cls_step(lucid, lnn, LF, loptim, lnn.utils.rnn.pack_padded_sequence, device)
 
 
 def _torch(torch, kind: str):
+    if kind == "elman":
+        return _elman_step(torch, torch.nn)
     if kind == "lm":
         return _lm_step(torch, torch.nn, torch.nn.functional, torch.optim,
                         torch.nn.utils.clip_grad_norm_)
@@ -94,7 +117,15 @@ def _torch(torch, kind: str):
 
 
 GROUPS = {"lm": "train step LSTM word LM 2x200 bptt35 b20 vocab10k SGD+clip",
-          "cls": "train step GRU classifier packed b32 T<=50 Adam"}
+          "cls": "train step GRU classifier packed b32 T<=50 Adam",
+          "elman": "fwd+bwd RNN tanh 2x512 T35 b20"}
+
+
+def test_elman_gradients_match_the_reference_backend():
+    """The benchmark's Elman layer on "cpu" (the sequence kernel) against the numpy
+    reference backend: the input gradient it returns."""
+    a, b = _lucid("elman", "cpu")(), _lucid("elman", "numpy")()
+    np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=2e-4, atol=2e-4)
 
 
 @pytest.mark.parametrize("kind", ["lm", "cls"])
@@ -106,7 +137,19 @@ def test_rnn_step_lucid(benchmark, kind):
     assert step().item() < first  # it is learning
 
 
-@pytest.mark.parametrize("kind", ["lm", "cls"])
+@pytest.mark.parametrize("kind", ["elman"])
+def test_rnn_layer_lucid(benchmark, kind):
+    benchmark.group = GROUPS[kind]
+    benchmark(_lucid(kind, "cpu"))
+
+
+@pytest.mark.parametrize("kind", ["elman"])
+def test_rnn_layer_torch(benchmark, kind, torch_or_skip):
+    benchmark.group = GROUPS[kind]
+    benchmark(_torch(torch_or_skip, kind))
+
+
+@pytest.mark.parametrize("kind", ["lm", "cls", "elman"])
 def test_rnn_step_lucid_numpy_backend(benchmark, kind):
     benchmark.group = GROUPS[kind]
     step = _lucid(kind, "numpy")
