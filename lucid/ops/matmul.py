@@ -226,7 +226,8 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``input @ weight.T + bias``, as ``torch.nn.functional.linear``."""
     if _ac.state.on:
         input, weight, bias = _ac.cast("linear", input, weight, bias)
-    if input.shape[-1:] != weight.shape[-1:] or weight.ndim != 2:
+    xs, ws = input._data.shape, weight._data.shape
+    if len(ws) != 2 or not xs or xs[-1] != ws[1]:
         a2 = (input.numel() // max(input.shape[-1], 1), input.shape[-1]) if input.ndim else ()
         raise RuntimeError(
             f"mat1 and mat2 shapes cannot be multiplied ({_fmt(a2)} and "

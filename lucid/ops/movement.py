@@ -14,7 +14,7 @@ from ..autograd.function import Op
 from ._util import cast, shape_arg, wrap
 from .creation import arange, tensor
 from .index import getitem, index_select
-from .shape import flatten, reshape, unsqueeze
+from .shape import flatten, reshape
 
 
 class Repeat(Op):
@@ -115,6 +115,59 @@ class Cat(Op):
         return tuple(out)
 
 
+class Stack(Op):
+    """Same-shaped tensors joined along a new axis; input i's gradient is ``g`` at index i
+    of that axis (a view, as ``Cat``'s slices)."""
+
+    def forward(self, *xs, axis):
+        self.axis = axis
+        return self.be.stack(list(xs), axis)
+
+    def backward(self, g):
+        be = self.be
+        idx: list[Any] = [slice(None)] * g.ndim
+        out = []
+        for i, p in enumerate(self.parents):
+            if p is None:
+                out.append(None)
+                continue
+            idx[self.axis] = i
+            out.append(be.getitem(g, tuple(idx)))
+        return tuple(out)
+
+
+def _uniform(ts: Any, d: Any, stack: bool) -> int | None:
+    """The axis when ``ts`` is a list or tuple of tensors of one dtype and backend whose
+    shapes already agree (all but along ``d`` for cat; all for stack), ``d`` a plain int in
+    range, and no tensor a 1-D empty one: what ``cat`` and ``stack`` take without checks or
+    casts (a per-time-step model joins two small tensors a step). None otherwise: the full
+    checks then run and raise torch's errors."""
+    if type(ts) not in (list, tuple) or not ts or type(d) is not int:
+        return None
+    t0 = ts[0]
+    if not isinstance(t0, Tensor):
+        return None
+    a0 = t0._data
+    s0, dt, be = a0.shape, a0.dtype, t0._be
+    nd = len(s0) + stack
+    if not -nd <= d < nd or (len(s0) == 1 and not s0[0]):
+        return None
+    d %= nd
+    for t in ts:
+        if not isinstance(t, Tensor) or t._be is not be:
+            return None
+        a = t._data
+        if a.dtype != dt:
+            return None
+        s = a.shape
+        if stack:
+            if s != s0:
+                return None
+        elif len(s) != len(s0) or s[:d] != s0[:d] or s[d + 1:] != s0[d + 1:]:
+            return None
+    return d
+
+
 def _common(tensors: Any, name: str) -> list[Tensor]:
     ts = list(tensors)
     if not ts:
@@ -134,6 +187,9 @@ def _common(tensors: Any, name: str) -> list[Tensor]:
 
 def cat(tensors: Any, dim: int = 0, *, axis: int | None = None) -> Tensor:
     """Join tensors along an existing dim."""
+    d = _uniform(tensors, dim if axis is None else axis, False)
+    if d is not None:
+        return Cat.apply(*tensors, axis=d)
     ts = _common(tensors, "cat")
     ts_nz = [t for t in ts if not (t.ndim == 1 and t.shape[0] == 0)] or ts[:1]
     ref = ts_nz[0]
@@ -157,6 +213,9 @@ concat = concatenate = cat
 
 def stack(tensors: Any, dim: int = 0) -> Tensor:
     """Join same-shaped tensors along a new dim."""
+    d = _uniform(tensors, dim, True)
+    if d is not None:
+        return Stack.apply(*tensors, axis=d)
     ts = _common(tensors, "stack")
     for i, t in enumerate(ts):
         if t.shape != ts[0].shape:
@@ -164,8 +223,7 @@ def stack(tensors: Any, dim: int = 0) -> Tensor:
                 f"stack expects each tensor to be equal size, but got {list(ts[0].shape)} at "
                 f"entry 0 and {list(t.shape)} at entry {i}"
             )
-    d = norm_dim(dim, ts[0].ndim + 1)
-    return cat([unsqueeze(t, d) for t in ts], d)
+    return Stack.apply(*ts, axis=norm_dim(dim, ts[0].ndim + 1))
 
 
 def hstack(tensors: Any) -> Tensor:
