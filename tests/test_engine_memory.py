@@ -150,3 +150,26 @@ def test_whole_views_of_fresh_arrays_are_adopted_shared_ones_copied():
     want = np.zeros((10, 4))
     want[1], want[3] = 2.0, 1.0
     np.testing.assert_array_equal(emb.weight.grad.numpy(), want)
+
+
+def test_a_leaf_used_at_every_step_sums_its_gradients_in_place_correctly():
+    """A weight shared by every step of a loop gathers one gradient a step: the sum, built
+    in an array the pass owns, matches numpy's, and no gradient handed to another place
+    (a slice of cat's upstream gradient, a retained gradient) is written into."""
+    rng = np.random.default_rng(0)
+    w0 = rng.standard_normal((4, 3))
+    xs = [rng.standard_normal((2, 4)) for _ in range(5)]
+    w = lucid.tensor(w0, requires_grad=True)
+    h = lucid.zeros(2, 3)
+    for x in xs:
+        h = h + lucid.tensor(x) @ w
+    h.sum().backward()
+    np.testing.assert_allclose(w.grad.numpy(), sum(x.T @ np.ones((2, 3)) for x in xs))
+
+    v = lucid.tensor(w0, requires_grad=True)
+    c = lucid.cat([v, v, v * 2], 0)  # v's first two gradients are views of c's gradient
+    c.retain_grad()
+    g = rng.standard_normal((12, 3))
+    c.backward(lucid.tensor(g))
+    np.testing.assert_allclose(v.grad.numpy(), g[:4] + g[4:8] + 2 * g[8:])
+    np.testing.assert_array_equal(c.grad.numpy(), g)

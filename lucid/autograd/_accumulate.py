@@ -115,11 +115,22 @@ def _once(x: Any, xs: tuple) -> bool:
 
 
 def _leaf_add(leaf_grads: dict, t: Tensor, g: Any, adoptable: bool) -> None:
+    """Add ``g`` to the pending gradient of leaf ``t``: in place where that is an array this
+    pass owns (adoptable: made for this leaf alone, or a sum made here; private: no view of
+    another array; not a tensor, as under create_graph) of g's shape and dtype, else into a
+    new array, which this pass then owns. A weight shared by every time step of a recurrent
+    cell gathers one gradient a step; a tied embedding, two of its full size."""
     prev = leaf_grads.get(id(t))
     if prev is None:
         leaf_grads[id(t)] = [t, g, adoptable]
+        return
+    a = prev[1]
+    be = t._be
+    if prev[2] and not isinstance(a, Tensor) and a.shape == g.shape and a.dtype == g.dtype \
+            and be.is_private(a):
+        prev[1] = be.iadd(a, g)
     else:
-        prev[1] = prev[1] + g
+        prev[1] = a + g
         prev[2] = True
 
 
