@@ -76,6 +76,16 @@ _ROW_MAJOR, _NO_TRANS, _TRANS = 101, 111, 112
 _INT_MAX = 2**31 - 1
 # below this many multiply-adds a product stays with numpy (one call's overhead either way)
 MIN_WORK = 4096
+# Batched products of at most SMALL_MACS multiply-adds each, SMALL_TOTAL in all, go to numpy's
+# own loop: one thread and no fixed cost per product, where MKL's batched GEMM or the pool's
+# single-threaded GEMMs pay ~0.4 us a product and a parallel launch. float32, 2 cores, us,
+# numpy / MKL or pool, q @ k^T on heads viewed out of a projection, then att @ v: batch x
+# heads 32 x 4 of 16x16 @ 16x16 37.8 / 50.8 and 18.4 / 61.8 (in a makemore-sized
+# transformer's step the BLAS ones took 84-132); 16 x 4 of 32x32 @ 32x32 85 / 80 and
+# 30 / 71; 16 x 4 of 64x16 @ 16x64 132 / 85 (above: BLAS); 256 x 8 of 16x16 @ 16x16 737 /
+# 603 (numpy's one thread loses once the batch is large).
+SMALL_MACS = 1 << 15
+SMALL_TOTAL = 1 << 22
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 _NO_JIT = bool(numba.config.DISABLE_JIT)  # the pool's kernels take addresses: compiled only
 
@@ -241,8 +251,9 @@ def bmm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.matmul(a, b)  # numpy's own error
     (m, k), n = a.shape[-2:], b.shape[-1]
     count = int(np.prod(batch, dtype=np.int64))
-    if count == 0 or m * n * k < MIN_WORK or max(m, n, k, count) > _INT_MAX:
-        return np.matmul(a, b)
+    if count == 0 or m * n * k < MIN_WORK or max(m, n, k, count) > _INT_MAX or \
+            (m * n * k <= SMALL_MACS and count * m * n * k <= SMALL_TOTAL):
+        return np.matmul(a, b)  # small products: BLAS's fixed cost each (``SMALL_MACS``)
     out = None if _NO_JIT else _pool_bmm(a, b, batch, count, not pool)
     if out is not None:
         return out

@@ -230,7 +230,10 @@ def test_numba_prefers_the_omp_layer():
 @pytest.mark.parametrize("dt", [np.float32, np.float64])
 @pytest.mark.parametrize("case", ["same", "left_shared", "grid", "transposed", "strided_batch",
                                   "sliced", "4d", "tiny", "empty", "heads", "heads_3"])
-def test_batched_products(lib, dt, case):
+@pytest.mark.parametrize("small", [True, False])  # numpy's loop for small products, or BLAS
+def test_batched_products(lib, dt, case, small, monkeypatch):
+    if not small:
+        monkeypatch.setattr(blas, "SMALL_MACS", 0)
     r = np.random.default_rng(10)
     a = r.standard_normal((6, 20, 30)).astype(dt)
     b = r.standard_normal((6, 30, 25)).astype(dt)
