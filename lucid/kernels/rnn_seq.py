@@ -212,7 +212,7 @@ def _seq_bwd(dyh, dyc, h0, c0, w_hh, hs, cs, actsp, dgx, dgh, dc, dhk, pbuf, rev
              small, gates, relu, nt):
     """dyh, dyc, hs, cs (T, B, H); w_hh (G H, H), of which thread k first builds its block
     W_k (G Hk, H) for BLAS, or W_k^T for ``_abt`` where ``small``; actsp
-    (T, nt, B, 4Hk); dgx, dgh (T, B, G H) (LSTM: the same array); dc (B, H) and dhk
+    (T, nt, B, 4Hk); dgx, dgh (T, B, G H) (LSTM, RNN: the same array); dc (B, H) and dhk
     (nt, B, Hk) zero on entry: dc_0 and GRU's direct part of dh_0 on return; pbuf
     (2, nt, B, H) zero on entry: the partial products of the step processed last are in
     pbuf[T % 2]. Thread k's gate gradients go through its own buffers into its columns.
