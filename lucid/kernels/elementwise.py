@@ -331,12 +331,18 @@ def _scalar(x: Any) -> bool:
     return t is float or (t is int and -(1 << 53) <= x <= 1 << 53)
 
 
+def _with_scalar_ok(x: Any) -> bool:
+    """A C-contiguous, writable float array of at least ``BINARY_MIN`` elements: what the
+    array-and-scalar kernels (``_axpc``, ``_div_scalar``) take."""
+    return type(x) is np.ndarray and x.size >= BINARY_MIN and x.dtype in _FLOATS and \
+        x.flags.c_contiguous and x.flags.writeable
+
+
 def _affine(x: Any, m: float, c: float) -> np.ndarray | None:
-    """``x * m + c`` on both cores (``_axpc``) for a C-contiguous float array of at least
-    ``BINARY_MIN`` elements, else None. minGPT's tanh GELU is five such scalar ops on a
-    (16, 64, 512) float32 activation: numpy's one thread took ~180 us each in a step."""
-    if type(x) is not np.ndarray or x.size < BINARY_MIN or x.dtype not in _FLOATS or \
-            not (x.flags.c_contiguous and x.flags.writeable):
+    """``x * m + c`` on both cores (``_axpc``) for an array ``_with_scalar_ok`` takes, else
+    None. minGPT's tanh GELU is five such scalar ops on a (16, 64, 512) float32 activation:
+    numpy's one thread took ~180 us each in a step."""
+    if not _with_scalar_ok(x):
         return None
     out = np.empty_like(x)
     _AXPC[1](x.reshape(-1), float(m), float(c), out.reshape(-1))
@@ -344,14 +350,19 @@ def _affine(x: Any, m: float, c: float) -> np.ndarray | None:
 
 
 def _with_scalar(op: str, a: Any, b: Any) -> np.ndarray | None:
-    """``a <op> b`` through ``_affine`` when one side is a Python scalar, else None."""
+    """``a <op> b`` ("add", "sub", "mul") through ``_affine`` when one side is a Python
+    scalar, else None."""
     if _scalar(b):
-        m, c = {"add": (1.0, b), "sub": (1.0, -b), "mul": (b, -0.0)}[op]
-        return _affine(a, m, c)
-    if _scalar(a):
-        m, c = {"add": (1.0, a), "sub": (-1.0, a), "mul": (a, -0.0)}[op]
-        return _affine(b, m, c)
-    return None
+        x, c, left = a, b, False
+    elif _scalar(a):
+        x, c, left = b, a, True
+    else:
+        return None
+    if op == "mul":
+        return _affine(x, c, -0.0)
+    if op == "add":
+        return _affine(x, 1.0, c)
+    return _affine(x, -1.0, c) if left else _affine(x, 1.0, -c)  # c - x, x - c
 
 
 def add(a: Any, b: Any) -> Any:
@@ -385,8 +396,7 @@ def div(a: Any, b: Any) -> Any:
     out = binary("div", a, b)
     if out is None:
         x, c, over = (a, b, False) if _scalar(b) else (b, a, True)
-        if _scalar(c) and type(x) is np.ndarray and x.size >= BINARY_MIN and \
-                x.dtype in _FLOATS and x.flags.c_contiguous and x.flags.writeable:
+        if _scalar(c) and _with_scalar_ok(x):
             out = np.empty_like(x)
             _DIV_SCALAR(x.reshape(-1), float(c), over, out.reshape(-1))
     return np.true_divide(a, b) if out is None else out
