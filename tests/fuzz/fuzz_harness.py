@@ -36,16 +36,17 @@ class WorkerDied(Exception):
 
 
 class Worker:
-    """A child Python running ``fuzz_worker.py``; restarted after a death."""
+    """A child Python running ``fuzz_worker.py`` (or ``argv``); restarted after a death."""
 
-    def __init__(self) -> None:
+    def __init__(self, argv: list[str] | None = None) -> None:
+        self.argv = argv or [sys.executable, WORKER]
         self.proc: subprocess.Popen | None = None
         self.err: Any = None
         self.buf = b""
 
     def start(self) -> None:
         self.err = tempfile.TemporaryFile()
-        self.proc = subprocess.Popen([sys.executable, WORKER], stdin=subprocess.PIPE,
+        self.proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=self.err, cwd=HERE)
         self.buf = b""
         self._read(TIMEOUT)  # the "ready" line: lucid imported
