@@ -255,6 +255,8 @@ class CpuBackend(NumpyBackend):
     @staticmethod
     def attention_backward(q: Array, k: Array, v: Array, attn: Array, g: Array, scale: float,
                            causal: bool = False) -> tuple[Array, Array, Array]:
+        if not (q.size and k.size and v.size):
+            return NumpyBackend.attention_backward(q, k, v, attn, g, scale, causal)
         res = _at.attention_backward(_as4(q), _as4(k), _as4(v), _as4(attn), _as4(g), scale,
                                      causal)
         if res is None:

@@ -111,7 +111,10 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
             f"attn_mask.dtype: {_dtype.c10_name(attn_mask.dtype)} and  query.dtype: "
             f"{_dtype.c10_name(query.dtype)} instead.")
     lq, s = query.shape[-2], key.shape[-2]
-    sc = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
+    if scale is not None:
+        sc = scale
+    else:  # torch's 1 / sqrt(E) in double: +inf for an empty head dim
+        sc = 1.0 / math.sqrt(query.shape[-1]) if query.shape[-1] else math.inf
     if enable_gqa and key.ndim >= 3 and key.shape[-3] != query.shape[-3]:
         rep = query.shape[-3] // key.shape[-3]
         key = _m.repeat_interleave(key, rep, -3)

@@ -29,8 +29,10 @@ class Embedding(Op):
     def backward(self, g):
         be = self.be
         d = self.wshape[-1]
+        if d == 0 or 0 in g.shape:
+            return None, be.zeros(self.wshape, be.dtype_of(g))
         i1 = be.reshape(self.saved[0], (-1,))
-        g2 = be.reshape(g, (-1, d))
+        g2 = be.reshape(g, (math.prod(g.shape[:-1]), d))
         if self.scale_grad:
             counts = be.index_add((self.wshape[0],), i1, be.ones(i1.shape, be.dtype_of(g)))
             g2 = be.div(g2, be.expand_dims(be.take(counts, i1, 0), 1))

@@ -193,7 +193,7 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
     out_sp = tuple(grid.shape[1:-1])
     k = len(spatial)
     m = int(np.prod(out_sp))
-    flat_in = _s.reshape(input, n, c, -1)
+    flat_in = _s.reshape(input, n, c, int(np.prod(spatial)))
     g = _s.reshape(grid, n, m, k)
     # coordinates per input dim in (D,) H, W order; grid's last dim is (x, y, z)
     raws = [_unnormalize(_s.reshape(_i.getitem(g, (slice(None), slice(None), k - 1 - d)), n, m),

@@ -198,6 +198,11 @@ def logit(input: Tensor, eps: float | None = None) -> Tensor:
     x = input if input.dtype.is_floating_point else input.to(float_dtype_for(input))
     if eps is not None:
         x = _s.clamp(x, eps, 1.0 - eps)
+    elif x.requires_grad:
+        # torch's derivative: NaN outside [0, 1] (where the value is NaN too), 1 / (x (1 - x))
+        # inside, so +inf at 0 and 1; the NaN offset leaves the value as it was
+        x = _e.add(x, _s.where((x < 0.0) | (x > 1.0), math.nan, 0.0).to(x.dtype))
+        return _e.sub(_e.log(x), _e.log1p(_e.neg(x)))
     return _e.log(_e.div(x, _e.sub(1.0, x)))
 
 

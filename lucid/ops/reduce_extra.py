@@ -193,7 +193,7 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
     xw = xm if w is None else _e.mul(xm, w)
     c = _e.div(matmul(xw, xm.transpose(0, 1)),
                _s.clamp(norm, min=0) if isinstance(norm, Tensor) else max(norm, 0))
-    return c.squeeze() if input.ndim < 2 else c
+    return c.squeeze() if input.ndim < 2 or input.shape[0] == 1 else c
 
 
 def corrcoef(input: Tensor) -> Tensor:

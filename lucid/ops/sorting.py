@@ -342,12 +342,13 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
     if a.ndim != 1 or (a.size and a.min() < 0) or input.dtype is _dtype.bool_:
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     be = input._be
-    if weights is None:
+    if weights is None or a.size == 0:  # torch: an empty input counts in int64, weights or not
         return _upload(np.bincount(a, minlength=minlength).astype(np.int64), be)
     w = _host(weights)
     if w.ndim != 1 or w.shape[0] != a.shape[0]:
         raise RuntimeError("weights should be 1-d and have the same length as input")
-    out_dt = w.dtype if weights.dtype.is_floating_point else np.dtype(np.float64)
+    # torch sums float32 weights in float32 and every other weight dtype in float64
+    out_dt = np.dtype(np.float32) if weights.dtype is _dtype.float32 else np.dtype(np.float64)
     return _upload(np.bincount(a, weights=w.astype(np.float64),
                                minlength=minlength).astype(out_dt), be)
 

@@ -18,7 +18,7 @@ from typing import Any
 import differential as dfz
 import numpy as np
 import pytest
-from fuzz_harness import DEVICES, Worker
+from fuzz_harness import DEVICES, Worker, WorkerDied
 from opinfo import OpInfo, unary_samples
 
 import lucid
@@ -64,7 +64,7 @@ def dfz_timeout() -> float:
     return float(os.environ.get("LUCID_FUZZ_TIMEOUT", "300"))
 
 
-# ---- the fuzzer's own checks: it sees a planted defect and shrinks to it --------------------------
+# ---- the fuzzer's own checks: it sees a planted defect and shrinks to it -------------------------
 
 
 def test_close_accepts_rounding_and_flags_differences() -> None:

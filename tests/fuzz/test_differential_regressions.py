@@ -1,0 +1,108 @@
+"""Findings of the differential fuzz, pinned: each case states torch's result as a numpy
+value (so it checks without torch), and checks torch itself where it is installed.
+
+The replayed programs at the end are shrunk findings: they must agree with the reference
+(torch, or the numpy backend) on every device.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import differential as dfz
+import numpy as np
+import pytest
+from devices import DEVICES
+
+import lucid
+import lucid.nn.functional as F
+
+
+def _grad(fn: Any, x: np.ndarray, dev: str, dtype: Any = lucid.float64) -> tuple[Any, Any]:
+    t = lucid.tensor(x, dtype=dtype, device=dev, requires_grad=True)
+    y = fn(t)
+    y.backward(lucid.ones_like(y))
+    return y.detach().numpy(), t.grad.numpy()
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_logit_gradient_at_and_outside_the_domain(dev: str) -> None:
+    x = np.array([-0.3, 0.0, 0.25, 1.0, 1.5])
+    y, g = _grad(lucid.logit, x, dev, lucid.float32)
+    with np.errstate(all="ignore"):
+        np.testing.assert_allclose(y, np.log(x / (1 - x)), rtol=1e-6)
+        # torch: NaN outside [0, 1], 1 / (x (1 - x)) inside, so +inf at both ends
+        np.testing.assert_allclose(g, np.where((x < 0) | (x > 1), np.nan, 1 / (x * (1 - x))),
+                                   rtol=1e-6)
+    _, g = _grad(lambda t: lucid.logit(t, 0.1), x, dev, lucid.float32)
+    np.testing.assert_allclose(g, [0, 0, 1 / (0.25 * 0.75), 0, 0], rtol=1e-6)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_bincount_result_dtype(dev: str) -> None:
+    i = lucid.tensor([0, 2, 2], device=dev)
+    for wdt, out in [(lucid.float32, lucid.float32), (lucid.float64, lucid.float64),
+                     (lucid.float16, lucid.float64), (lucid.bfloat16, lucid.float64),
+                     (lucid.int64, lucid.float64)]:
+        r = lucid.bincount(i, lucid.tensor([1, 2, 3], dtype=wdt, device=dev))
+        assert r.dtype is out and r.tolist() == [1, 0, 5]
+    empty = lucid.bincount(lucid.tensor([], dtype=lucid.int64, device=dev),
+                           lucid.tensor([], device=dev), minlength=3)
+    assert empty.dtype is lucid.int64 and empty.tolist() == [0, 0, 0]
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_cov_of_one_variable_is_a_scalar(dev: str) -> None:
+    x = np.array([[1.0, 2.0, 4.0, 7.0]])
+    c = lucid.cov(lucid.tensor(x, device=dev))
+    assert c.shape == () and math.isclose(c.item(), np.cov(x).item(), rel_tol=1e-6)
+    assert lucid.cov(lucid.tensor(np.ones((2, 3)), device=dev)).shape == (2, 2)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_zero_size_forward_and_backward(dev: str) -> None:
+    w = lucid.ones(3, 0, dtype=lucid.float64, device=dev, requires_grad=True)
+    F.embedding(lucid.tensor([0, 1], device=dev), w).sum().backward()
+    assert w.grad.shape == (3, 0)
+    x = lucid.ones(0, 2, 3, 4, device=dev, requires_grad=True)
+    y = F.grid_sample(x, lucid.zeros(0, 2, 3, 2, device=dev), mode="nearest",
+                      align_corners=False)
+    assert y.shape == (0, 2, 2, 3)
+    q = lucid.ones(2, 0, 4, device=dev, requires_grad=True)
+    F.scaled_dot_product_attention(q, q, q).sum().backward()
+    assert q.grad.shape == (2, 0, 4)
+    # an empty head dim: every score is an empty sum, so attention is uniform (torch: the
+    # mean of v over the keys)
+    q = lucid.ones(2, 3, 0, device=dev, requires_grad=True)
+    v = lucid.tensor(np.arange(12.0).reshape(2, 3, 2), dtype=lucid.float32, device=dev,
+                     requires_grad=True)
+    out = F.scaled_dot_product_attention(q, q, v)
+    np.testing.assert_allclose(out.detach().numpy(),
+                               np.broadcast_to(v.detach().numpy().mean(1, keepdims=True),
+                                               (2, 3, 2)), rtol=1e-6)
+    out.sum().backward()
+    assert q.grad.shape == (2, 3, 0)
+    np.testing.assert_allclose(v.grad.numpy(), np.ones((2, 3, 2)), rtol=1e-6)
+
+
+# ---- shrunk programs ----------------------------------------------------------------------------
+
+PROGRAMS: list[tuple[str, list[dict[str, Any]]]] = [
+    ("logit_after_matmul", [
+        {"op": "matmul_fn", "sample": 1, "mut": None, "lay": None, "link": False},
+        {"op": "logit", "sample": 1, "mut": None, "lay": [None], "link": True}]),
+    ("bincount_empty", [{"op": "bincount", "sample": 1, "mut": [9, 0], "lay": None,
+                         "link": False}]),
+    ("embedding_no_columns", [{"op": "embedding", "sample": 4, "mut": None, "lay": None,
+                               "link": False}]),
+]
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("name,steps", PROGRAMS, ids=[p[0] for p in PROGRAMS])
+def test_program_agrees_with_reference(name: str, steps: list, dev: str) -> None:
+    prog = dfz.make_program(0, dev, dtype="float64")
+    prog["steps"] = steps
+    out = dfz.check(prog)
+    assert out["kind"] in ("ok", "both_raise"), f"{out}\n{dfz.describe(prog)}"
