@@ -42,9 +42,10 @@ from .kernels import _threads
 
 _threads.configure()  # before numpy loads OpenBLAS: see lucid/kernels/_threads.py
 
-from . import _malloc
+from . import _malloc, _quiet
 
 _malloc.configure()  # keep freed tensor buffers for reuse: see lucid/_malloc.py
+_quiet.configure()  # x / 0 gives inf without numpy's warning, as in torch: lucid/_quiet.py
 
 from ._version import __version__
 from .autograd.function import _device_mismatch

@@ -84,7 +84,8 @@ class CpuBackend(NumpyBackend):
         if x.dtype in _F:
             if x.size >= REDUCE_MIN:
                 return _red.mean(x, axis, keepdims)
-            return np.mean(x, axis=_ax(axis), keepdims=keepdims)
+            if x.size:
+                return np.mean(x, axis=_ax(axis), keepdims=keepdims)
         return NumpyBackend.mean(x, axis, keepdims)
 
     @staticmethod
