@@ -124,9 +124,16 @@ def scatter_add(shape: tuple[int, ...], idx: Array, src: Array, axis: int) -> Ar
 
 
 def scatter(x: Array, idx: Array, src: Any, axis: int) -> Array:
+    """``x`` with ``src`` written along ``axis`` at ``idx``, within ``idx``'s extent only."""
+    if idx.size == 0:
+        return mx.array(x)
     src = mx.broadcast_to(mx.array(src, x.dtype) if not isinstance(src, mx.array)
                           else _cast_to(src, x.dtype), idx.shape)
-    return mx.put_along_axis(x, idx, src, axis=axis)
+    if all(n == m for k, (n, m) in enumerate(zip(idx.shape, x.shape)) if k != axis):
+        return mx.put_along_axis(x, idx, src, axis=axis)
+    out = mx.array(x)  # a new array object: the item assignment below leaves ``x`` as it is
+    out[_full_index(idx, axis)] = src
+    return out
 
 
 def nonzero(x: Array) -> tuple[Array, ...]:

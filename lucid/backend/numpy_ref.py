@@ -303,11 +303,13 @@ class NumpyBackend(NnReference):
 
     @staticmethod
     def cumsum(x: Array, axis: int) -> Array:
-        return np.cumsum(x, axis=axis)
+        out = np.cumsum(x, axis=axis)  # keeps a transposed input's layout: made row-major
+        return out if out.flags.c_contiguous else np.ascontiguousarray(out)
 
     @staticmethod
     def cumprod(x: Array, axis: int) -> Array:
-        return np.cumprod(x, axis=axis)
+        out = np.cumprod(x, axis=axis)
+        return out if out.flags.c_contiguous else np.ascontiguousarray(out)
 
     @staticmethod
     def all(x: Array, axis: Any = None, keepdims: bool = False) -> Array:
@@ -430,8 +432,12 @@ class NumpyBackend(NnReference):
 
     @staticmethod
     def scatter(x: Array, idx: Array, src: Any, axis: int) -> Array:
+        """``x`` with ``src`` written along ``axis`` at ``idx``, within ``idx``'s extent only
+        (``src`` a scalar or an array of ``idx``'s shape)."""
         out = x.copy()
-        np.put_along_axis(out, idx, src, axis=axis)
+        full_idx = list(np.indices(idx.shape, sparse=True))
+        full_idx[axis] = idx
+        out[tuple(full_idx)] = src
         return out
 
     @staticmethod

@@ -120,12 +120,17 @@ class Softmax(Op):
 
     def forward(self, x, axis, log):
         self.axis, self.log = axis, log
-        y = self.be.softmax(x, axis, log)
+        be = self.be
+        y = be.softmax(x, axis, log)
+        if not be.is_contiguous(y):  # a kernel over another axis answers in its own layout
+            y = be.contiguous(y)
         self.saved = (y,)
         return y
 
     def backward(self, g):
-        return self.be.softmax_backward(self.saved[0], g, self.axis, self.log)
+        be = self.be
+        gx = be.softmax_backward(self.saved[0], g, self.axis, self.log)
+        return gx if be.is_contiguous(gx) else be.contiguous(gx)
 
 
 # ---- public functions --------------------------------------------------------------------------

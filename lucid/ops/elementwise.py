@@ -5,8 +5,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
 from .. import _dtype
-from .._tensor import Tensor
+from .._tensor import Tensor, _make
 from ..autograd.function import Op
 from . import _autocast as _ac
 from ._util import broadcast_error, cast, coerce, shape_of, sum_to
@@ -261,7 +263,28 @@ def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001
     if isinstance(a, Tensor) and isinstance(b, int) and not isinstance(b, bool) and b < 0 \
             and not a.dtype.is_floating_point:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
+    if isinstance(b, Tensor) and b.dtype.is_signed and not b.dtype.is_floating_point \
+            and not b.dtype.is_complex:
+        out = _int_pow_negative(a, b)
+        if out is not None:
+            return out
     return _binary(Pow, a, b)
+
+
+def _int_pow_negative(a: Any, b: Tensor) -> Tensor | None:
+    """An integer power with negative exponents in a tensor, by PyTorch's rule (numpy raises,
+    MLX answers 0): ``1 ** -n = 1``, ``(-1) ** -n = +-1`` by parity, anything else 0. None when
+    no exponent is negative (or the shapes do not broadcast: the plain path says so)."""
+    be = b._be
+    if not be.item(be.any(be.lt(b._data, 0))) or broadcast_error(a, b) is not None:
+        return None
+    bn = np.asarray(be.to_numpy(b._data))
+    an = np.asarray(be.to_numpy(a._data)) if isinstance(a, Tensor) else np.asarray(a, bn.dtype)
+    neg = bn < 0
+    out = np.power(an, np.where(neg, 0, bn))
+    at_neg = np.where(an == 1, 1, np.where(an == -1, np.where(bn & 1, -1, 1), 0))
+    out = np.ascontiguousarray(np.where(neg, at_neg, out).astype(bn.dtype))
+    return _make(be.from_numpy(out), be, False, None)
 
 
 def maximum(input: Tensor, other: Tensor) -> Tensor:

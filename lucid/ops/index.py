@@ -15,7 +15,7 @@ from ..autograd.function import Op, _device_mismatch
 from ..backend import transfer
 from ._util import cast, shape_of, sum_to, wrap
 from .creation import full
-from .shape import broadcast_tensors, expand, reshape
+from .shape import broadcast_tensors, contiguous, expand, reshape
 from .views import ViewOp, inplace
 
 _BASIC = (int, slice, type(None), type(Ellipsis))
@@ -258,7 +258,12 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     if index.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
     d = norm_dim(dim, input.ndim)
-    n = input.shape[d] if input.ndim else 1
+    if not input.ndim:  # a 0-d tensor selects as a 1-element vector
+        if index.numel() != 1:
+            raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got "
+                               f"{index.numel()} value(s)")
+        return reshape(index_select(reshape(input, (1,)), 0, reshape(index, (1,))), ())
+    n = input.shape[d]
     lo, hi = _bounds(index)
     if lo < 0 or hi >= n:
         raise IndexError(f"index out of range in self (index {hi if hi >= n else lo}, size {n} "
@@ -288,6 +293,8 @@ class Gather(Op):
 def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
     """``out[i][j] = input[index[i][j]][j]`` for ``dim=0`` (and likewise for other dims)."""
     index = _int_index(index, "gather", input)
+    if not input.ndim and index.ndim <= 1:  # a 0-d tensor gathers as a 1-element vector
+        return reshape(gather(reshape(input, (1,)), 0, reshape(index, (-1,))), index.shape)
     d = norm_dim(dim, input.ndim)
     if index.ndim != input.ndim:
         raise RuntimeError("Index tensor must have the same number of dimensions as input "
@@ -349,27 +356,91 @@ class Scatter(Op):
         return gx, _gather_src_grad(be, g, idx, self.axis, self.parents[1]), None, None
 
 
+def _scatter_check(name: str, input: Tensor, d: int, index: Tensor, src: Any) -> bool:
+    """torch's checks for a scatter (dtype, then shape, then range); False when the index is
+    empty with another number of dimensions (nothing to write, no op to record). Only
+    ``index``'s extent is written (and read from ``src``)."""
+    tsrc = isinstance(src, Tensor)
+    if tsrc and src.dtype != input.dtype:
+        raise RuntimeError(f"{name}(): Expected self.dtype to be equal to src.dtype")
+    ishape, xshape = index.shape, input.shape
+    if 0 in ishape:
+        return len(ishape) == len(xshape)  # an empty index writes nothing, and raises nothing
+    if max(len(xshape), 1) != max(len(ishape), 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    if tsrc and max(src.ndim, 1) != max(len(ishape), 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
+    if ishape != xshape or (tsrc and src.shape != ishape):
+        bad = any(k != d and n > m for k, (n, m) in enumerate(zip(ishape, xshape))) or \
+            (tsrc and any(n > m for n, m in zip(ishape, src.shape)))
+        if bad:
+            tail = f" and to be no larger size than src {list(src.shape)}" if tsrc else ""
+            raise RuntimeError(f"Expected index {list(ishape)} to be no larger than self "
+                               f"{list(xshape)} apart from dimension {d}{tail}")
+    _check_range(index, input, d)
+    return True
+
+
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    """``input`` with ``src`` added at ``index`` along ``dim`` (repeated indices accumulate);
+    only ``index``'s extent of ``src`` is read.
+
+    Example::
+
+        lucid.zeros(3).scatter_add(0, lucid.tensor([0, 0, 2]), lucid.ones(3))  # [2., 0., 1.]
+    """
     index = _int_index(index, "scatter_add", input)
-    _check_range(index, input, norm_dim(dim, input.ndim))
+    if not input.ndim and index.ndim <= 1 and isinstance(src, Tensor):  # as a 1-element vector
+        return reshape(scatter_add(reshape(input, (1,)), 0, reshape(index, (-1,)),
+                                   reshape(src, (-1,))), ())
+    d = norm_dim(dim, input.ndim)
+    if not _scatter_check("scatter", input, d, index, src):  # torch's name, for both
+        return input.clone()
     src = src[tuple(slice(0, s) for s in index.shape)] if src.shape != index.shape else src
-    return ScatterAdd.apply(input, src, index, norm_dim(dim, input.ndim))
+    return ScatterAdd.apply(input, src, index, d)
 
 
 def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None,
             reduce: str | None = None) -> Tensor:
+    """``input`` with ``src`` (or ``value``) written at ``index`` along ``dim``: for ``dim=0``,
+    ``out[index[i][j]][j] = src[i][j]`` for every ``(i, j)`` in ``index``'s extent.
+
+    Example::
+
+        lucid.zeros(2, 3).scatter(0, lucid.tensor([[1, 0]]), 5.0)  # [[0, 5, 0], [5, 0, 0]]
+    """
     index = _int_index(index, "scatter", input)
-    _check_range(index, input, norm_dim(dim, input.ndim))
-    if reduce == "add":
-        if not isinstance(src, Tensor):
-            src = full(index.shape, src if src is not None else value, dtype=input.dtype,
-                       device=input.device)
-        return scatter_add(input, dim, index, src)
     if src is None:
         src = value
+    if not input.ndim and index.ndim <= 1:  # a 0-d tensor scatters as a 1-element vector
+        return reshape(scatter(reshape(input, (1,)), 0, reshape(index, (-1,)), reshape(
+            src, (-1,)) if isinstance(src, Tensor) else src, reduce=reduce), ())
+    d = norm_dim(dim, input.ndim)
+    if reduce is not None and reduce not in ("add", "multiply"):
+        raise RuntimeError("reduce argument must be either add or multiply.")
+    if not _scatter_check("scatter", input, d, index, src):
+        return input.clone()
+    if reduce is not None:
+        if not isinstance(src, Tensor):
+            src = full(index.shape, src, dtype=input.dtype, device=input.device)
+        if reduce == "add":
+            return scatter_add(input, d, index, src)
+        return _scatter_multiply(input, d, index, src)
     if isinstance(src, Tensor) and src.shape != index.shape:
         src = src[tuple(slice(0, s) for s in index.shape)]
-    return Scatter.apply(input, src, index, norm_dim(dim, input.ndim))
+    return Scatter.apply(input, src, index, d)
+
+
+def _scatter_multiply(input: Tensor, d: int, index: Tensor, src: Tensor) -> Tensor:
+    """``reduce="multiply"``: ``input`` times what lands on each position, computed on the
+    host outside the graph (torch has no derivative for it either)."""
+    be = input._be
+    out = np.array(be.to_numpy(input._data))
+    pos = list(np.indices(index.shape, sparse=True))
+    pos[d] = np.asarray(be.to_numpy(index._data))
+    vals = np.asarray(be.to_numpy(src._data))[tuple(slice(0, s) for s in index.shape)]
+    np.multiply.at(out, tuple(pos), vals)
+    return wrap(be.from_numpy(out), be)
 
 
 def masked_select(input: Tensor, mask: Tensor) -> Tensor:
@@ -419,8 +490,10 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     if k > (input.shape[d] if input.ndim else 1) or k < 0:
         raise RuntimeError("selected index k out of range")
     v, i = sort(input, d, descending=largest)
+    if k == (input.shape[d] if input.ndim else 1):
+        return topk_return(v, i)
     sl = (slice(None),) * d + (slice(0, k),)
-    return topk_return(getitem(v, sl), getitem(i, sl))
+    return topk_return(contiguous(getitem(v, sl)), contiguous(getitem(i, sl)))
 
 
 __all__ = [

@@ -398,6 +398,11 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
     if reduce not in _REDUCES:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got "
                            f"{reduce}")
+    if src.dtype != input.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    if not input.ndim and index.ndim <= 1:  # a 0-d tensor reduces as a 1-element vector
+        return scatter_reduce(input.reshape(1), 0, index.reshape(-1), src.reshape(-1), reduce,
+                              include_self=include_self).reshape(())
     d = norm_dim(dim, input.ndim)
     hit = scatter_add(zeros_like(input), d, index, _e.add(zeros_like(src), 1)) if \
         index.numel() else zeros_like(input)

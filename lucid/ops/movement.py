@@ -293,7 +293,7 @@ def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
 class Flip(Op):
     def forward(self, x, axes):
         self.axes = axes
-        return self.be.flip(x, axes)
+        return self.be.contiguous(self.be.flip(x, axes))  # a copy, as torch: never aliases x
 
     def backward(self, g):
         return self.be.flip(g, self.axes), None
@@ -304,7 +304,10 @@ def flip(input: Tensor, *args: Any, dims: Any = None) -> Tensor:
     if dims is None:
         dims = args[0] if len(args) == 1 else args
     dims = (dims,) if isinstance(dims, int) else tuple(dims)
-    return Flip.apply(input, tuple(norm_dim(d, input.ndim) for d in dims))
+    axes = tuple(norm_dim(d, input.ndim) for d in dims)
+    if not input.ndim:  # nothing to reverse
+        return input.clone()  # type: ignore[attr-defined]
+    return Flip.apply(input, axes)
 
 
 def fliplr(input: Tensor) -> Tensor:
@@ -329,6 +332,8 @@ def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
     if len(shifts) != len(dims):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, "
                            f"dims:{len(dims)}")
+    if not input.ndim:
+        raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
     out = input
     for s, d in zip(shifts, dims):
         d = norm_dim(d, input.ndim)
@@ -339,7 +344,7 @@ def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
         if s:
             a, b = narrow(out, d, n - s, s), narrow(out, d, 0, n - s)
             out = cat([a, b], d)
-    return out
+    return out if out is not input else out.clone()  # type: ignore[attr-defined]
 
 
 class PadConstant(Op):
@@ -352,7 +357,8 @@ class PadConstant(Op):
 
 
 def _check_nonconstant(input: Tensor, k: int, widths: list, mode: str) -> None:
-    """torch's checks for reflect / replicate / circular padding of the last ``k`` dims."""
+    """torch's checks for reflect / replicate / circular padding of the last ``k`` dims, on
+    the input as given and the signed widths (negative ones crop)."""
     if k > 3 or input.ndim not in (k + 1, k + 2):
         raise NotImplementedError(
             f"Padding size {2 * k} is not supported for {input.ndim}D input tensor.\n"
@@ -360,20 +366,71 @@ def _check_nonconstant(input: Tensor, k: int, widths: list, mode: str) -> None:
             "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
             "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
             "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+    shape = input.shape
     if mode == "circular":
-        for (lo, hi), n in zip(widths[-k:], input.shape[-k:]):
+        for (lo, hi), n in zip(widths[-k:], shape[-k:]):
             if lo > n or hi > n:
                 raise RuntimeError("Padding value causes wrapping around more than once.")
-    elif 0 in input.shape[input.ndim - k - 1 + (input.ndim == k + 2):]:
+            if n + lo + hi < 0:
+                raise RuntimeError("Negative padding value is resulting in an empty dimension")
+        return
+    if 0 in shape[input.ndim - k - 1 + (input.ndim == k + 2):]:
         raise RuntimeError(
             f"Expected {k + 1}D or {k + 2}D (batch mode) tensor with possibly 0 batch size and "
-            f"other non-zero dimensions for input, but got: {list(input.shape)}")
+            f"other non-zero dimensions for input, but got: {list(shape)}")
+    if mode == "reflect":
+        for j in range(k):  # W, then H, then D, as torch reports them
+            d = input.ndim - 1 - j
+            lo, hi = widths[d]
+            if lo >= shape[d] or hi >= shape[d]:
+                raise RuntimeError(
+                    f"Argument #{4 + 2 * j}: Padding size should be less than the corresponding "
+                    f"input dimension, but got: padding ({lo}, {hi}) at dimension {d} of input "
+                    f"{list(shape)}")
+    sizes = shape[-k:]
+    outs = [n + lo + hi for (lo, hi), n in zip(widths[-k:], sizes)]
+    if all(o < 1 for o in outs):
+        names = "DHW"[3 - k:]
+        given = ", ".join(f"{c}: {n}" for c, n in zip(names, sizes))
+        if k == 3:
+            given = given.replace(", ", " ", 1)
+        elif k == 2 and mode == "replicate":
+            given += " "
+        calc = " ".join(f"{c}: {o}" for c, o in zip(names, outs))
+        raise RuntimeError(f"input ({given}) is too small. Calculated output {calc}")
+    if any(o < 0 for o in outs):
+        out_shape = list(shape[:-k]) + outs
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(outs)}: "
+                           f"{out_shape}")
+
+
+def _check_constant(shape: tuple[int, ...], widths: list) -> None:
+    """torch's constant padding crops with ``narrow`` first, left then right, so a negative
+    pad that would leave a negative length fails there."""
+    for (lo, hi), n in zip(widths, shape):
+        if lo < 0:
+            n += lo
+            if n < 0:
+                raise RuntimeError("narrow(): length must be non-negative.")
+        if hi < 0 and n + hi < 0:
+            raise RuntimeError("narrow(): length must be non-negative.")
+
+
+def _crop(input: Tensor, widths: list) -> tuple[Tensor, list]:
+    """``input`` with the negative widths cropped off, and the widths left to pad."""
+    crop = tuple(slice(max(-lo, 0), n - max(-hi, 0)) for (lo, hi), n in zip(widths, input.shape))
+    return getitem(input, crop), [(max(lo, 0), max(hi, 0)) for lo, hi in widths]
 
 
 def pad(input: Tensor, pad: Any, mode: str = "constant", value: Any = None) -> Tensor:
     """Pad the last dims: ``pad = (left, right, top, bottom, ...)`` from the last dim back.
 
-    Negative padding crops, as in PyTorch.
+    Negative padding crops, as in PyTorch: reflect and replicate read the input as given
+    (their borders are the input's), circular wraps what is left after cropping.
+
+    Example::
+
+        F.pad(lucid.arange(3.0).reshape(1, 3), (1, -1), mode="replicate")  # [[0., 0., 1.]]
     """
     pad = tuple(int(p) for p in pad)
     if len(pad) % 2:
@@ -386,29 +443,29 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: Any = None) -> T
     widths = [(0, 0)] * input.ndim
     for i in range(len(pad) // 2):
         widths[input.ndim - 1 - i] = (pad[2 * i], pad[2 * i + 1])
-    if any(lo < 0 or hi < 0 for lo, hi in widths):
-
-        crop = tuple(slice(max(-lo, 0), n - max(-hi, 0)) for (lo, hi), n in
-                     zip(widths, input.shape))
-        input = getitem(input, crop)
-        widths = [(max(lo, 0), max(hi, 0)) for lo, hi in widths]
+    negative = any(p < 0 for p in pad)
     if mode == "constant":
+        if negative:
+            _check_constant(input.shape, widths)
+            input, widths = _crop(input, widths)
         return PadConstant.apply(input, widths, 0 if value is None else value)
     if mode not in ("reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     _check_nonconstant(input, len(pad) // 2, widths, mode)
-
+    if mode == "circular" and negative:
+        if any(n - max(-lo, 0) - max(-hi, 0) < 0 for (lo, hi), n in zip(widths, input.shape)):
+            # cropped past the whole dim: torch leaves nothing to wrap
+            shape = tuple(n + lo + hi for (lo, hi), n in zip(widths, input.shape))
+            if 0 not in shape:
+                raise RuntimeError("Negative padding crops past the whole dimension, leaving "
+                                   "nothing to wrap")
+            return getitem(input, tuple(slice(0, n) for n in shape))
+        input, widths = _crop(input, widths)
     out = input
     for d, (lo, hi) in enumerate(widths):
         if not lo and not hi:
             continue
         n = input.shape[d]
-        if mode == "reflect" and (lo >= n or hi >= n):
-            raise RuntimeError(
-                f"Argument #4: Padding size should be less than the corresponding input "
-                f"dimension, but got: padding ({lo}, {hi}) at dimension {d} of input "
-                f"{list(input.shape)}"
-            )
         pos = np.arange(-lo, n + hi)
         if mode == "reflect":
             period = 2 * (n - 1) if n > 1 else 1

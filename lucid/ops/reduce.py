@@ -15,8 +15,9 @@ from . import elementwise as _el
 from . import select as _sel
 from ._util import cast, wrap
 from .creation import arange
-from .elementwise import maximum, minimum, sqrt
+from .elementwise import maximum, minimum
 from .index import sort
+from .shape import contiguous
 
 __all__ = [
     "all", "amax", "amin", "any", "argmax", "argmin", "logsumexp", "max", "mean", "median",
@@ -110,14 +111,35 @@ class Var(Op):
         return self.be.var(x, axes, correction, keepdim)
 
     def backward(self, g):
+        return _var_grad(self.be, self.saved[0], g, self.axes, self.correction, self.keepdim)
+
+
+def _var_grad(be: Any, x: Any, g: Any, axes: Any, correction: float, keepdim: bool) -> Any:
+    n = _count(x.shape, axes)
+    m = be.mean(x, axes, True)
+    dof = n - correction  # NOTE: builtins max/min/sum are shadowed in this module
+    scale = 2.0 / dof if dof > 0 else math.inf
+    ge = _expand(be, g, x.shape, axes, keepdim)
+    return be.mul(be.mul(ge, be.sub(x, m)), scale)
+
+
+class Std(Op):
+    """``sqrt(var)``, whose gradient is 0 where the deviation is 0 (PyTorch's std_backward
+    masks ``grad / (2 * std)`` there), not ``0 * inf``."""
+
+    def forward(self, x, axes, correction, keepdim):
         be = self.be
-        (x,) = self.saved
-        n = _count(x.shape, self.axes)
-        m = be.mean(x, self.axes, True)
-        dof = n - self.correction  # NOTE: builtins max/min/sum are shadowed in this module
-        scale = 2.0 / dof if dof > 0 else math.inf
-        ge = _expand(be, g, x.shape, self.axes, self.keepdim)
-        return be.mul(be.mul(ge, be.sub(x, m)), scale)
+        y = be.sqrt(be.var(x, axes, correction, keepdim))
+        self.saved = (x, y)
+        self.axes, self.correction, self.keepdim = axes, correction, keepdim
+        return y
+
+    def backward(self, g):
+        be = self.be
+        x, y = self.saved
+        zero = be.eq(y, 0)  # std's own size: a reduced array, cheap to mask twice
+        gv = be.where(zero, 0, be.div(g, be.mul(be.where(zero, 1, y), 2)))
+        return _var_grad(be, x, gv, self.axes, self.correction, self.keepdim)
 
 
 def _correction(unbiased: Any, correction: Any) -> float:
@@ -148,8 +170,17 @@ def var(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = Fa
 
 def std(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
         correction: Any = None) -> Tensor:
-    """Standard deviation over ``dim`` (``sqrt(var)``)."""
-    return sqrt(var(input, dim, unbiased, keepdim, correction=correction))
+    """Standard deviation over ``dim`` (``sqrt(var)``); its gradient is 0 where it is 0.
+
+    Example::
+
+        lucid.tensor([1.0, 2.0, 3.0]).std()  # tensor(1.)
+    """
+    dim, unbiased, keepdim, correction = _var_args(dim, unbiased, keepdim, correction)
+    if not input.dtype.is_floating_point:
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+    return Std.apply(input, norm_dims(dim, input.ndim), _correction(unbiased, correction),
+                     keepdim)
 
 
 def var_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
@@ -328,6 +359,8 @@ def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype:
     elif not input.dtype.is_floating_point:
         input = cast(input, _dtype.int64)
     d = None if dim is None else norm_dim(dim, input.ndim)
+    if not input.ndim:  # a 0-d tensor's product over its one implicit dim: itself, 0-d
+        d = None
     return Prod.apply(input, d, keepdim if d is not None else False)
 
 
@@ -481,4 +514,4 @@ def median(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
     v, i = sort(input, d)
     k = (n - 1) // 2
     sl = (slice(None),) * d + (slice(k, k + 1) if keepdim else k,)
-    return median_return(v[sl], i[sl])
+    return median_return(contiguous(v[sl]), contiguous(i[sl]))

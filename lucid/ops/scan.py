@@ -45,6 +45,10 @@ def _running_index(a: np.ndarray, d: int, acc: Any) -> np.ndarray:
 
 def _cum_extreme(input: Tensor, dim: int, acc: Any, ret: Any) -> Any:
     if not input.ndim:
+        if isinstance(dim, (int, np.integer)) and dim not in (0, -1):
+            raise IndexError(f"{ret.__name__}(): Expected reduction dim -1 or 0 for scalar but "
+                             f"got {dim}")
+        norm_dim(dim, 0)
         return ret(input.clone(), wrap(input._be.zeros((), _dtype.int64), input._be))
     d = norm_dim(dim, input.ndim)
     idx = _running_index(_host(input), d, acc)
@@ -83,7 +87,7 @@ class CumSum(Op):
 
     def backward(self, g):
         be = self.be
-        return be.flip(be.cumsum(be.flip(g, self.dim), self.dim), self.dim)
+        return be.contiguous(be.flip(be.cumsum(be.flip(g, self.dim), self.dim), self.dim))
 
 
 def _scan_input(name: str, input: Tensor, dtype: Any) -> Tensor:
@@ -137,7 +141,10 @@ class CumProd(Op):
 
 def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     input = _scan_input("cumprod", input, dtype)
-    return CumProd.apply(input, norm_dim(dim, input.ndim))
+    d = norm_dim(dim, input.ndim)
+    if not input.ndim:  # a 0-d tensor is its own running product, and stays 0-d
+        return input.clone()  # type: ignore[attr-defined]
+    return CumProd.apply(input, d)
 
 
 class LogCumSumExp(Op):

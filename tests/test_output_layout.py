@@ -1,0 +1,107 @@
+"""Ops that return new data return it row-major, as torch's do, so ``.view`` works on their
+results wherever it works in torch: softmax / log_softmax / softmin over any dim (and of a
+transposed input), cumsum / cumprod of a transposed input, topk, median, flip, and the
+gradients of softmax and cumsum. flip and roll return copies: writing to the input never
+changes them (torch's flip and roll copy too)."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+from devices import DEVICES
+
+import lucid
+import lucid.nn.functional as F
+
+X = np.random.default_rng(0).standard_normal((3, 4, 5)).astype(np.float32)
+
+
+def _funcs(m: Any) -> Any:
+    return F if m is lucid else m.nn.functional
+
+
+OPS: dict[str, Callable] = {
+    "softmax": lambda m, t, d: _funcs(m).softmax(t, d),
+    "log_softmax": lambda m, t, d: _funcs(m).log_softmax(t, d),
+    "softmin": lambda m, t, d: _funcs(m).softmin(t, d),
+    "method_softmax": lambda m, t, d: t.softmax(d),
+    "softmax_of_transposed": lambda m, t, d: _funcs(m).softmax(t.transpose(0, 2), d),
+    "cumsum": lambda m, t, d: t.cumsum(d),
+    "cumsum_of_transposed": lambda m, t, d: t.transpose(0, 2).cumsum(d),
+    "cumprod_of_transposed": lambda m, t, d: t.transpose(0, 2).cumprod(d),
+    "topk_values": lambda m, t, d: t.topk(2, d)[0],
+    "topk_indices": lambda m, t, d: t.topk(2, d)[1],
+    "median_values": lambda m, t, d: t.median(d)[0],
+    "median_indices": lambda m, t, d: t.median(d, keepdim=True)[1],
+    "flip": lambda m, t, d: t.flip(d),
+}
+
+
+def _t(x: np.ndarray, device: str, **kw: Any) -> lucid.Tensor:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return lucid.tensor(x, device=device, **kw)
+
+
+def _row_major(shape: tuple) -> tuple:
+    out, acc = [], 1
+    for n in reversed(shape):
+        out.append(acc)
+        acc *= max(n, 1)
+    return tuple(reversed(out))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dim", [0, 1, 2])
+@pytest.mark.parametrize("op", list(OPS))
+def test_view_of_the_result(device: str, op: str, dim: int) -> None:
+    y = OPS[op](lucid, _t(X, device), dim)
+    flat = y.view(-1)
+    np.testing.assert_array_equal(flat.numpy(), y.numpy().reshape(-1))
+    if device != "gpu":
+        assert y.stride() == _row_major(tuple(y.shape))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dim", [0, 1, 2])
+@pytest.mark.parametrize("op", ["softmax", "log_softmax", "cumsum", "cumsum_of_transposed",
+                                "softmax_of_transposed", "flip"])
+def test_view_of_the_gradient(device: str, op: str, dim: int) -> None:
+    x = _t(X, device, requires_grad=True)
+    y = OPS[op](lucid, x, dim)
+    y.backward(_t(np.ones(tuple(y.shape), np.float32), device))
+    assert tuple(x.grad.view(-1).shape) == (X.size,)
+
+
+@pytest.mark.parametrize("dim", [0, 1, 2])
+@pytest.mark.parametrize("op", list(OPS))
+def test_values_and_strides_against_torch(torch: Any, op: str, dim: int) -> None:
+    a = OPS[op](lucid, lucid.tensor(X), dim)
+    b = OPS[op](torch, torch.tensor(X), dim)
+    np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-5, atol=1e-6)
+    assert b.is_contiguous() and a.stride() == b.stride()
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("make", [
+    lambda x: x.flip(0), lambda x: x.fliplr(), lambda x: x.flipud(), lambda x: x.rot90(1, (0, 1)),
+    lambda x: x.roll(0, 0), lambda x: x.roll(3, 0), lambda x: x.roll((3, 2), (0, 1)),
+], ids=["flip", "fliplr", "flipud", "rot90", "roll_0", "roll_full_turn", "roll_two_full_turns"])
+def test_copies_do_not_alias_the_input(device: str, make: Callable) -> None:
+    x = _t(np.arange(6.0).reshape(3, 2), device)
+    y = make(x)
+    before = y.numpy().copy()
+    x.add_(100.0)
+    np.testing.assert_array_equal(y.numpy(), before)
+    y.mul_(-1.0)
+    np.testing.assert_array_equal(x.numpy(), np.arange(6.0).reshape(3, 2) + 100.0)
+
+
+def test_softmax_values_unchanged_by_the_copy() -> None:
+    x = lucid.tensor(X)
+    want = np.exp(X) / np.exp(X).sum(0, keepdims=True)
+    np.testing.assert_allclose(F.softmax(x, 0).numpy(), want, rtol=1e-5)
