@@ -17,6 +17,7 @@ BLAKE2b; it catches every burst of up to 32 flipped bits.
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import os
@@ -117,6 +118,12 @@ def write_body(fh: IO[bytes], arrays: Mapping[str, np.ndarray]) -> None:
 # ---- reading ----------------------------------------------------------------------------------
 
 
+def text_mode(name: str, mode: str) -> str:
+    """The message for a checkpoint file object opened in text mode."""
+    return (f"{name} is open in text mode, but checkpoints are binary: open the file with "
+            f"mode '{mode}'")
+
+
 class Source:
     """Bounded reads from a path or a binary file object. A path must name a regular file,
     so a directory, ``/dev/zero`` or a FIFO is refused before anything is read."""
@@ -127,6 +134,8 @@ class Source:
         if hasattr(f, "read"):
             self.fh: Any = f
             self.name = str(getattr(f, "name", "<file object>"))
+            if isinstance(f, io.TextIOBase):
+                raise TypeError(text_mode(self.name, "rb"))
             self.size = self._remaining(f)
             return
         self.name = os.fspath(f)  # type: ignore[arg-type]
@@ -175,6 +184,8 @@ class Source:
             chunk = self.fh.read(min(n - len(out), 1 << 24))
             if not chunk:
                 break
+            if isinstance(chunk, str):
+                raise TypeError(text_mode(self.name, "rb"))
             out += chunk
         return bytes(out)
 

@@ -36,8 +36,11 @@ def _host_array(data: Any) -> np.ndarray:
         data = data.detach().cpu()  # e.g. a torch tensor
         if str(getattr(data, "dtype", "")) == "torch.bfloat16":  # numpy can't read it
             return data.float().numpy().astype(_dtype.bfloat16.np)  # exact both ways
-    if isinstance(data, (list, tuple)) and any(is_tensor(x) for x in _flat(data)):
-        data = _unwrap(data)
+    if isinstance(data, (list, tuple)):
+        _check_depth(data)
+        if any(is_tensor(x) for x in _flat(data)):
+            _check_depth(data, everywhere=True)
+            data = _unwrap(data)
     try:
         return np.asarray(data)
     except ValueError:
@@ -47,16 +50,39 @@ def _host_array(data: Any) -> np.ndarray:
         raise
 
 
-def _ragged_error(data: Any) -> ValueError | None:
-    """PyTorch's message for nested sequences of uneven lengths."""
+_MAX_DIMS = 64  # numpy's limit on dimensions (PyTorch's is 200)
+
+
+def _check_depth(data: Any, everywhere: bool = False) -> None:
+    """PyTorch's error for sequences nested deeper than a tensor can have dimensions: read
+    down the first elements (numpy refuses anything deeper elsewhere as ragged), or
+    ``everywhere`` before a walk that recurses."""
+    stack = [(data, 1)]
+    while stack:
+        x, depth = stack.pop()
+        while isinstance(x, (list, tuple)):
+            if depth > _MAX_DIMS:
+                raise ValueError(f"too many dimensions '{type(data).__name__}' (a tensor has "
+                                 f"at most {_MAX_DIMS} dimensions here)")
+            if everywhere:
+                stack.extend((e, depth + 1) for e in x[1:] if isinstance(e, (list, tuple)))
+            x = x[0] if len(x) else None
+            depth += 1
+
+
+def _ragged_error(data: Any) -> Exception | None:
+    """PyTorch's message for nested sequences of uneven lengths (or a sequence where a
+    number belongs)."""
     shape = []
     x = data
     while isinstance(x, (list, tuple)):
         shape.append(len(x))
         x = x[0] if len(x) else None
 
-    def walk(x: Any, dim: int) -> ValueError | None:
+    def walk(x: Any, dim: int) -> Exception | None:
         if dim == len(shape):
+            if isinstance(x, (list, tuple)):
+                return TypeError(f"must be real number, not {type(x).__name__}")
             return None
         if not isinstance(x, (list, tuple)) or len(x) != shape[dim]:
             got = len(x) if isinstance(x, (list, tuple)) else type(x).__name__
@@ -72,11 +98,16 @@ def _ragged_error(data: Any) -> ValueError | None:
 
 
 def _flat(data: Any) -> Any:
-    for x in data:
-        if isinstance(x, (list, tuple)):
-            yield from _flat(x)
-        else:
+    """The leaves of nested lists and tuples, without recursion (any depth)."""
+    stack = [iter(data)]
+    while stack:
+        for x in stack[-1]:
+            if isinstance(x, (list, tuple)):
+                stack.append(iter(x))
+                break
             yield x
+        else:
+            stack.pop()
 
 
 def _unwrap(data: Any) -> Any:

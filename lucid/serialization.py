@@ -29,6 +29,7 @@ and PyTorch.
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import os
@@ -48,6 +49,7 @@ from ._checkpoint_format import (
     little_endian,
     read_arrays,
     read_header,
+    text_mode,
     write_body,
 )
 from ._checkpoint_pickle import (
@@ -60,9 +62,10 @@ from ._checkpoint_pickle import (
     safe_globals,
 )
 from ._checkpoint_write import write_atomic
+from ._device import device_name
 from ._tensor import Tensor, _make
 from ._version import __version__
-from .backend import get_backend
+from .backend import available_backends, get_backend
 from .nn.parameter import Buffer, Parameter
 
 __all__ = ["save", "load", "save_file", "load_file", "CheckpointError", "add_safe_globals",
@@ -160,6 +163,8 @@ def _write(f: PathOrFile, head: bytes, arrays: dict[str, np.ndarray]) -> None:
         write_body(fh, arrays)
 
     if hasattr(f, "write"):
+        if isinstance(f, io.TextIOBase):
+            raise TypeError(text_mode(str(getattr(f, "name", "<file object>")), "wb"))
         dump(f)  # type: ignore[arg-type]
     else:
         write_atomic(os.fspath(f), dump)  # type: ignore[arg-type]
@@ -217,12 +222,17 @@ def save_file(tensors: Mapping[str, Tensor], filename: PathOrFile,
 # ---- reading ----------------------------------------------------------------------------------
 
 
-class _Bad(Exception):
-    """A problem in the structure, with the path to it collected while unwinding."""
+class _DeviceError(RuntimeError):
+    """``map_location`` named a device lucid lacks: the caller's error, not the file's."""
 
-    def __init__(self, what: str) -> None:
+
+class _Bad(Exception):
+    """A problem in the structure, with the path to it collected while unwinding;
+    ``corrupt=False`` for a sound file asking for what is not here (an unknown device)."""
+
+    def __init__(self, what: str, corrupt: bool = True) -> None:
         super().__init__(what)
-        self.what = what
+        self.what, self.corrupt = what, corrupt
         self.path: list[str] = []
 
 
@@ -244,7 +254,7 @@ class _Reader:
         except _Bad as e:
             e.path.append(seg)
             raise
-        except WeightsOnlyError:
+        except (WeightsOnlyError, _DeviceError):
             raise
         except Exception as e:  # anything else a hostile structure provokes, located
             bad = _Bad(f"{type(e).__name__}: {e}"[:300])
@@ -334,7 +344,15 @@ class _Reader:
     def backend(self, saved: str) -> Any:
         be = self.backends.get(saved)
         if be is None:
-            be = self.backends[saved] = _target(self.map, saved)
+            if self.map is None and not _known_device(saved):
+                raise _Bad(f"a tensor saved on device {saved!r}, which lucid does not have "
+                           f"(devices: {', '.join(sorted(available_backends()))}); pass "
+                           "map_location (e.g. map_location='cpu') to load it on another "
+                           "device", corrupt=False)
+            try:
+                be = self.backends[saved] = _target(self.map, saved)
+            except Exception as e:  # map_location named a device lucid lacks
+                raise _DeviceError(str(e)) from None
         return be
 
     def tensor(self, node: dict) -> Tensor:
@@ -406,6 +424,14 @@ def _target(map_location: Any, saved_device: str) -> Any:
         raise
 
 
+def _known_device(dev: Any) -> bool:
+    """Whether ``dev`` names a device lucid has (whether or not it can load here)."""
+    try:
+        return isinstance(dev, str) and device_name(dev) in available_backends()
+    except (RuntimeError, TypeError, ValueError):
+        return False
+
+
 def _read(f: PathOrFile, verify: bool) -> tuple[dict[str, Any], dict[str, np.ndarray], str]:
     src = Source(f)
     try:
@@ -461,10 +487,12 @@ def load(f: PathOrFile, map_location: Any = None, *, weights_only: bool = True,
         raise CheckpointError(f"{name}: corrupted structure ({e})"[:300]) from None
     try:
         return _Reader(arrays, map_location, weights_only).child(structure, 0, "obj")
+    except _DeviceError as e:  # the file is sound; the device is not to be had here
+        raise RuntimeError(str(e)) from None
     except _Bad as e:
         where = "".join(reversed(e.path))
-        raise CheckpointError(f"{name}: corrupted structure at {where}: {e.what}") \
-            from e.__cause__
+        what = "corrupted structure at " if e.corrupt else ""
+        raise CheckpointError(f"{name}: {what}{where}: {e.what}") from e.__cause__
 
 
 def _plain(header: dict[str, Any], arrays: dict[str, np.ndarray], device: Any

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import io
 import json
 import os
 import pickle
@@ -309,3 +310,73 @@ def test_header_over_the_reader_cap_fails_at_save(tmp_path, monkeypatch):
         lucid.save(list(range(2000)), tmp_path / "big")
     lucid.save(list(range(20)), tmp_path / "small")
     assert lucid.load(tmp_path / "small") == list(range(20))
+
+
+# ---- devices a file names, and text-mode file objects ---------------------------------------
+
+
+def _with_device(device: object) -> bytes:
+    """A sound checkpoint whose one tensor was saved on ``device`` (checksums restamped)."""
+    buf = io.BytesIO()
+    lucid.save({"a": lucid.tensor([1.0, 2.0], device="numpy")}, buf)
+    raw = buf.getvalue()
+    (n,) = struct.unpack("<Q", raw[:8])
+    h = json.loads(raw[8:8 + n])
+    meta = h["__metadata__"]
+    meta["structure"] = meta["structure"].replace('"numpy"', json.dumps(device))
+    meta[HEADER_CRC_KEY] = _header_crc(h)
+    new = json.dumps(h).encode()
+    return struct.pack("<Q", len(new)) + new + raw[8 + n:]
+
+
+@pytest.mark.parametrize("device", ["xyz", "tpu", ""])
+def test_unknown_saved_device_raises_naming_it(tmp_path, device):
+    p = tmp_path / "x.lucid"
+    p.write_bytes(_with_device(device))
+    with pytest.raises(CheckpointError) as info:
+        lucid.load(p)
+    text = str(info.value)
+    assert f"saved on device '{device}'" in text and "map_location" in text
+    assert "corrupted" not in text and "obj['a']" in text
+    out = lucid.load(p, map_location="cpu")  # the way out the message names
+    assert out["a"].device == "cpu" and out["a"].tolist() == [1.0, 2.0]
+    assert lucid.load(p, map_location={device: "numpy"})["a"].device == "numpy"
+
+
+@pytest.mark.parametrize("device", ["cpu", "numpy", "cuda", "gpu:0"])
+def test_known_saved_devices_still_load(tmp_path, device):
+    p = tmp_path / "x.lucid"
+    p.write_bytes(_with_device(device))
+    assert lucid.load(p, map_location="cpu")["a"].tolist() == [1.0, 2.0]
+    if device in ("cpu", "numpy"):
+        assert lucid.load(p)["a"].device == device
+
+
+def test_map_location_to_an_unknown_device_is_no_checkpoint_error(tmp_path):
+    p = tmp_path / "x.lucid"
+    lucid.save({"a": lucid.ones(2)}, p)
+    for ml in ({"cpu": "xyz"}, lambda saved: "xyz"):
+        with pytest.raises(RuntimeError, match="unknown device 'xyz'") as info:
+            lucid.load(p, map_location=ml)
+        assert not isinstance(info.value, CheckpointError)
+
+
+def test_text_mode_file_objects_are_refused_clearly(tmp_path):
+    p = tmp_path / "x.lucid"
+    lucid.save({"a": lucid.ones(2)}, p)
+    with open(p) as fh, pytest.raises(TypeError, match=r"text mode.*mode 'rb'"):
+        lucid.load(fh)
+    with open(p) as fh, pytest.raises(TypeError, match=r"text mode.*mode 'rb'"):
+        lucid.load_file(fh)
+    with open(tmp_path / "y.lucid", "w") as fh, \
+            pytest.raises(TypeError, match=r"text mode.*mode 'wb'"):
+        lucid.save({"a": lucid.ones(2)}, fh)
+
+    class TextReader:  # a duck-typed stream that hands out str
+        def read(self, n: int = -1) -> str:
+            return "abc"
+
+    with pytest.raises(TypeError, match="text mode"):
+        lucid.load(TextReader())
+    with open(p, "rb") as fh:
+        assert lucid.load(fh)["a"].tolist() == [1.0, 1.0]

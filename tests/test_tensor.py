@@ -115,6 +115,46 @@ def test_tensor_from_nested_tensors() -> None:
     assert t.tolist() == [1.0, 2.5] and t.dtype is lucid.float32
 
 
+def _nested(depth: int, leaf: Any = 1.0) -> Any:
+    x = leaf
+    for _ in range(depth):
+        x = [x]
+    return x
+
+
+def test_deepest_nesting_a_tensor_can_hold() -> None:
+    t = lucid.tensor(_nested(64))
+    assert t.ndim == 64 and t.numel() == 1 and t.reshape(-1).tolist() == [1.0]
+
+
+@pytest.mark.parametrize("build", [
+    lambda: _nested(65), lambda: _nested(10_000), lambda: (_nested(10_000),),
+    lambda: [lucid.tensor(1.0), _nested(10_000)], lambda: [[1.0], [_nested(10_000)]][1],
+], ids=["65", "10k", "10k_tuple", "10k_beside_a_tensor", "10k_second"])
+def test_too_deep_nesting_is_a_clear_value_error(build: Any) -> None:
+    """torch: ValueError "too many dimensions 'list'" (its limit is 200 dims, lucid's numpy's
+    64); never a RecursionError."""
+    with pytest.raises(ValueError, match=r"^too many dimensions '(list|tuple)'"):
+        lucid.tensor(build())
+
+
+@pytest.mark.parametrize("data", [[1.0, _nested(10_000)], [[1.0, 2.0], [3.0, [4.0]]]],
+                         ids=["deep_beside_a_number", "list_where_a_number_belongs"])
+def test_a_sequence_where_a_number_belongs(data: Any) -> None:
+    with pytest.raises(TypeError, match="^must be real number, not list$"):
+        lucid.tensor(data)
+
+
+def test_nesting_errors_match_torch(torch: Any) -> None:
+    for data in ([1.0, _nested(10_000)], [[1.0, 2.0], [3.0, [4.0]]], _nested(10_000)):
+        got = []
+        for m in (lucid, torch):
+            with pytest.raises(Exception) as info:
+                m.tensor(data)
+            got.append((type(info.value), str(info.value).split(" (")[0]))
+        assert got[0] == got[1]
+
+
 @pytest.mark.parametrize("fn,value", [(lucid.zeros, 0.0), (lucid.ones, 1.0)])
 def test_zeros_ones(fn: Any, value: float) -> None:
     for t in (fn(2, 3), fn((2, 3)), fn([2, 3])):
