@@ -111,20 +111,21 @@ def _typename(obj: Any) -> str:
 
 
 def _to_state(param: Tensor, value: Any, keep_dtype: bool) -> Tensor:
-    """A fresh copy of a state tensor (lucid, numpy or torch) on param's device, cast to
-    param's dtype unless ``keep_dtype`` (the step counters)."""
+    """A fresh copy of a state tensor (lucid, numpy or torch) on param's device, cast to a
+    floating param's dtype (integer state too, as PyTorch's load_state_dict does) unless
+    ``keep_dtype`` (the step counters)."""
     dt = None  # numpy arrays and torch tensors keep their dtype, as lucid tensors do
     if not keep_dtype and param.dtype.is_floating_point and getattr(
-            value, "dtype", None) is not None and _is_float(value):
+            value, "dtype", None) is not None and not _is_complex(value):
         dt = param.dtype
     be = get_backend("cpu") if keep_dtype else param._be
     return _make(to_array(value, dt, be), be, False, None)
 
 
-def _is_float(value: Any) -> bool:
+def _is_complex(value: Any) -> bool:
     dt = value.dtype
-    return dt.is_floating_point if hasattr(dt, "is_floating_point") else \
-        np.issubdtype(np.dtype(dt), np.floating)
+    return bool(dt.is_complex) if hasattr(dt, "is_complex") else \
+        np.issubdtype(np.dtype(dt), np.complexfloating)
 
 
 def check_flags(defaults: dict[str, Any]) -> None:

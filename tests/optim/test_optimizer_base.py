@@ -341,3 +341,73 @@ def test_a_subclass_defines_only_its_per_parameter_rule() -> None:
     assert opt.state[a]["count"] == 2 and opt.state_dict()["state"] == {0: {"count": 2}}
     with pytest.raises(NotImplementedError):
         optim.Optimizer([a], {}).step()
+
+
+# ---- integer state loads as the parameter's dtype, as PyTorch casts it --------------------
+
+_INT_STATE_OPTIMIZERS = ["Adam", "AdamW", "SGD", "RMSprop", "Adagrad", "Adamax", "NAdam",
+                         "RAdam", "Adadelta"]
+
+
+def _int_state_run(m, name: str, which: str) -> tuple[list, dict]:
+    """One step, the state's tensors turned to int64 (``which``: "buffers", "step" or
+    "all"), loaded into a fresh optimizer, one more step: the parameter and state dtypes."""
+    kw = {"momentum": 0.9} if name == "SGD" else {}
+    p = m.nn.Parameter(m.tensor([1.0, 2.0, 3.0]))
+    opt = getattr(m.optim, name)([p], lr=0.1, **kw)
+    p.grad = m.tensor([0.1, 0.2, 0.3])
+    opt.step()
+    sd = opt.state_dict()
+    st = sd["state"][0]
+    for k, v in list(st.items()):
+        is_step = k == "step"
+        if isinstance(v, m.Tensor) and (which == "all" or (which == "step") == is_step):
+            st[k] = v.to(m.int64) if is_step else v.round().to(m.int64)
+    p2 = m.nn.Parameter(m.tensor([1.0, 2.0, 3.0]))
+    opt2 = getattr(m.optim, name)([p2], lr=0.1, **kw)
+    opt2.load_state_dict(sd)
+    p2.grad = m.tensor([0.1, 0.2, 0.3])
+    opt2.step()
+    dtypes = {k: str(v.dtype).rsplit(".", 1)[-1] for k, v in opt2.state[p2].items()
+              if hasattr(v, "dtype")}
+    return p2.detach().numpy().tolist(), dtypes
+
+
+@pytest.mark.parametrize("which", ["buffers", "step", "all"])
+@pytest.mark.parametrize("name", _INT_STATE_OPTIMIZERS)
+def test_integer_state_is_cast_to_the_parameter_dtype(name: str, which: str) -> None:
+    values, dtypes = _int_state_run(lucid, name, which)
+    assert all(np.isfinite(values))
+    for k, d in dtypes.items():
+        if k == "step":
+            assert d == ("int64" if which != "buffers" else "float32"), k
+        else:
+            assert d == "float32", k
+
+
+@pytest.mark.parametrize("which", ["buffers", "step", "all"])
+@pytest.mark.parametrize("name", _INT_STATE_OPTIMIZERS)
+def test_integer_state_against_torch(torch, name: str, which: str) -> None:
+    lv, ld = _int_state_run(lucid, name, which)
+    tv, td = _int_state_run(torch, name, which)
+    np.testing.assert_allclose(lv, tv, rtol=1e-5)
+    assert ld == td
+
+
+def test_integer_adam_state_from_numpy_steps_like_float_state() -> None:
+    w = nn.Parameter(lucid.zeros(3))
+    opt = optim.Adam([w], lr=0.1)
+    opt.load_state_dict({
+        "state": {0: {"step": np.int64(4), "exp_avg": np.ones(3, np.int64),
+                      "exp_avg_sq": np.ones(3, np.int64)}},
+        "param_groups": [{"lr": 0.1, "betas": (0.9, 0.999), "eps": 1e-8, "weight_decay": 0,
+                          "amsgrad": False, "params": [0]}],
+    })
+    st = opt.state[w]
+    assert st["exp_avg"].dtype == lucid.float32 and st["exp_avg_sq"].dtype == lucid.float32
+    w.grad = lucid.ones(3)
+    opt.step()
+    # exp_avg = 0.9 + 0.1 = 1, exp_avg_sq = 0.999 + 0.001 = 1, bias corrections at step 5
+    b1, b2 = 1 - 0.9 ** 5, 1 - 0.999 ** 5
+    want = -0.1 * (1 / b1) / (np.sqrt(1 / b2) + 1e-8)
+    np.testing.assert_allclose(w.detach().numpy(), np.full(3, want), rtol=1e-5)
