@@ -7,7 +7,29 @@ from __future__ import annotations
 from typing import Any
 
 from .._tensor import Tensor, _make
-from .function import Op
+from .function import Op, typename
+
+
+def run_hook(h: Any, g: Any, be: Any, graph: bool = False) -> Any:
+    """Tensor hook ``h`` on the gradient ``g`` (an array; a Tensor under create_graph): the
+    gradient to use from then on, ``g`` itself when the hook returns None. A result that is
+    no Tensor, or of another size, dtype or device, raises as in PyTorch."""
+    r = h(g if graph else _make(g, be, False, None))
+    if r is None:
+        return g
+    if not isinstance(r, Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{typename(r)}'")
+    gt = g if graph else _make(g, be, False, None)
+    name = getattr(h, "__name__", "<unknown>")
+    if r._be is not gt._be:
+        raise RuntimeError(f"hook '{name}' has changed the device of value (was {gt.device} "
+                           f"got {r.device})")
+    if r.dtype is not gt.dtype:
+        raise RuntimeError(f"hook '{name}' has changed the type of value (was {gt.type()} got "
+                           f"{r.type()})")
+    if tuple(r._data.shape) != tuple(gt._data.shape):
+        raise RuntimeError(f"hook '{name}' has changed the size of value")
+    return r if graph else r._data
 
 
 def _accumulate_leaf(t: Tensor, g: Any, hooks: bool = True, owned: bool = False) -> None:
@@ -17,9 +39,9 @@ def _accumulate_leaf(t: Tensor, g: Any, hooks: bool = True, owned: bool = False)
     be = t._be
     if hooks and t._hooks:
         for h in list(t._hooks):
-            r = h(_make(g, be, False, None))
-            if r is not None:
-                g = r._data
+            r = run_hook(h, g, be)
+            if r is not g:
+                g = r
                 owned = False
     if g.shape != t._data.shape:
         g = be.broadcast_to(g, t._data.shape)
@@ -148,9 +170,7 @@ def _accumulate_graph(t: Tensor, g: Tensor) -> None:
     sums), as torch's AccumulateGrad does with grad mode on."""
     if t._hooks:
         for h in list(t._hooks):
-            r = h(g)
-            if r is not None:
-                g = r
+            g = run_hook(h, g, t._be, True)
     if tuple(g.shape) != tuple(t._data.shape):
         g = g.expand(t._data.shape)
     t._grad = g.clone() if t._grad is None else t._grad + g

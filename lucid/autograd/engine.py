@@ -21,6 +21,7 @@ from ._accumulate import (
     _once,
     _scatter,
     fill,
+    run_hook,
 )
 from ._reach import useful as _useful
 from .function import Op
@@ -161,9 +162,7 @@ def _run(roots: list[tuple[Any, Any]], retain_graph: bool,
             owned.discard(fn)
         if fn._hooks:
             for h in list(fn._hooks):
-                r = h(g if graph else _make(g, fn.be, False, None))
-                if r is not None:
-                    g = r if graph else r._data
+                g = run_hook(h, g, fn.be, graph)
         if fn._retain is not None:
             _retain(fn, g, graph)
         if capture is not None:
@@ -225,9 +224,7 @@ def _run(roots: list[tuple[Any, Any]], retain_graph: bool,
         if slot is not None:
             if t._hooks:
                 for h in list(t._hooks):
-                    r = h(g if graph else _make(g, t._be, False, None))
-                    if r is not None:
-                        g = r if graph else r._data
+                    g = run_hook(h, g, t._be, graph)
             captured[slot] = g  # type: ignore[index]
 
 

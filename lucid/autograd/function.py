@@ -201,9 +201,36 @@ class FunctionCtx:
         pass
 
 
+def typename(obj: Any) -> str:
+    """A Python object's type as CPython names it in messages: ``str``, ``numpy.ndarray``, a
+    class defined in Python by its bare name."""
+    tp = type(obj)
+    if tp.__flags__ & (1 << 9) or tp.__module__ == "builtins":  # Py_TPFLAGS_HEAPTYPE
+        return tp.__name__
+    return f"{tp.__module__}.{tp.__name__}"
+
+
+def _expandable(shape: tuple[int, ...], to: tuple[int, ...]) -> bool:
+    """Whether ``shape`` broadcasts to ``to`` (a gradient of shape ``to`` sums back)."""
+    return len(shape) <= len(to) and all(
+        n == m or n == 1 for n, m in zip(reversed(shape), reversed(to)))
+
+
+def _sum_to(g: Tensor, shape: tuple[int, ...]) -> Tensor:
+    lead = g.ndim - len(shape)
+    gs = tuple(g.shape)
+    axes = tuple(range(lead)) + tuple(
+        lead + i for i, n in enumerate(shape) if n == 1 and gs[lead + i] != 1)
+    if axes:
+        g = g.sum(axes, keepdim=True)  # type: ignore[attr-defined]
+    return g.reshape(shape)  # type: ignore[attr-defined]
+
+
 class _UserFunctionOp(Op):
     def forward(self, *datas: Any, fcls: Any, targs: tuple) -> Any:  # type: ignore[override]
         ctx = FunctionCtx()
+        self.metas = tuple((tuple(a._data.shape), a.dtype, a._be)
+                           if isinstance(a, Tensor) else None for a in targs)
         ctx.needs_input_grad = tuple(
             isinstance(a, Tensor) and a.requires_grad for a in targs
         )
@@ -229,7 +256,35 @@ class _UserFunctionOp(Op):
                 f"function {self.fcls.__name__}Backward returned an incorrect number of "
                 f"gradients (expected {self.nargs}, got {len(grads)})"
             )
-        return grads
+        return tuple(self._valid(i, gr, meta) for i, (gr, meta) in
+                     enumerate(zip(grads, self.metas)))
+
+    def _valid(self, i: int, gr: Any, meta: Any) -> Any:
+        """PyTorch's checks of one returned gradient: a Tensor (or None) for a tensor input,
+        on its device, of its shape or one that sums to it; cast to its dtype."""
+        if gr is None:
+            return None
+        name = f"{self.fcls.__name__}Backward"
+        if meta is None:
+            raise RuntimeError(
+                f"function {name} returned a gradient different than None at position {i + 1}, "
+                "but the corresponding forward input was not a Variable")
+        if not isinstance(gr, Tensor):
+            raise RuntimeError(f"expected Variable or None (got {typename(gr)})")
+        shape, dtype, be = meta
+        if gr._be is not be:
+            raise RuntimeError(f"Function {name} returned an invalid gradient at index {i} - "
+                               f"expected device {be.name} but got {gr._be.name}")
+        gs = tuple(gr.shape)
+        if gs != shape:
+            if not _expandable(shape, gs):
+                raise RuntimeError(
+                    f"Function {name} returned an invalid gradient at index {i} - got "
+                    f"{list(gs)} but expected shape compatible with {list(shape)}")
+            gr = _sum_to(gr, shape)
+        if gr.dtype is not dtype:
+            gr = gr.to(dtype)  # type: ignore[attr-defined]
+        return gr
 
     def graph_backward(self, g: Tensor, saved: tuple = ()) -> Any:
         """create_graph: the user's backward runs with grad mode on over the saved tensors,
