@@ -8,6 +8,7 @@ seam honest.
 
 from __future__ import annotations
 
+import math
 import sys
 from typing import Any
 
@@ -15,6 +16,7 @@ import numpy as np
 
 from .. import _dtype
 from .._device import device
+from .._quiet import quiet
 from . import _optim_ref
 from ._half import widen
 from ._nn_ref import NnReference
@@ -271,6 +273,9 @@ class NumpyBackend(NnReference):
 
     @staticmethod
     def mean(x: Array, axis: Any = None, keepdims: bool = False) -> Array:
+        if x.size == 0:  # NaN, as torch, without numpy's "Mean of empty slice"
+            with quiet():
+                return np.mean(x, axis=_ax(axis), keepdims=keepdims)
         return np.mean(x, axis=_ax(axis), keepdims=keepdims)
 
     @staticmethod
@@ -295,7 +300,13 @@ class NumpyBackend(NnReference):
 
     @staticmethod
     def var(x: Array, axis: Any = None, correction: float = 1, keepdims: bool = False) -> Array:
-        return np.var(x, axis=_ax(axis), ddof=correction, keepdims=keepdims)
+        ax = _ax(axis)
+        n = x.size if ax is None else math.prod(
+            x.shape[a] for a in (ax if isinstance(ax, tuple) else (ax,)))
+        if n <= correction:  # NaN/inf, as torch, without numpy's "Degrees of freedom <= 0"
+            with quiet():
+                return np.var(x, axis=ax, ddof=correction, keepdims=keepdims)
+        return np.var(x, axis=ax, ddof=correction, keepdims=keepdims)
 
     @staticmethod
     def prod(x: Array, axis: Any = None, keepdims: bool = False) -> Array:
