@@ -158,6 +158,57 @@ def test_scatter_reduce_amax_and_prod_on_the_extent(device: str) -> None:
     np.testing.assert_array_equal(prod.numpy(), np.where(want > 0, 5.0, 1.0))
 
 
+@pytest.mark.parametrize("device", DEVICES)
+def test_scatter_reduce_amax_shares_the_gradient_among_ties(device: str) -> None:
+    """torch's rule: a max's gradient is split evenly among the values equal to it, the
+    input's own counted too; include_self=False gives the input none where something was
+    scattered (its share is still counted, as torch counts it)."""
+    x = np.array([3.0, 1.0, 0.0])
+    s = np.array([3.0, 2.0, 3.0, 5.0])
+    idx = np.array([0, 1, 0, 2])
+    g = np.array([6.0, 4.0, 2.0])
+    for include_self, gx, gs in ((True, [2.0, 0.0, 0.0], [2.0, 4.0, 2.0, 2.0]),
+                                 (False, [0.0, 0.0, 0.0], [2.0, 4.0, 2.0, 2.0])):
+        tx, ts = _t(x, device, requires_grad=True), _t(s, device, requires_grad=True)
+        out = tx.scatter_reduce(0, _t(idx, device), ts, "amax", include_self=include_self)
+        np.testing.assert_array_equal(out.detach().numpy(), [3.0, 2.0, 5.0])
+        out.backward(_t(g, device))
+        np.testing.assert_array_equal(tx.grad.numpy(), gx)
+        np.testing.assert_array_equal(ts.grad.numpy(), gs)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_scatter_reduce_prod_gradient_with_zeros(device: str) -> None:
+    x = np.array([2.0, 3.0])
+    s = np.array([0.0, 5.0, 4.0])  # one zero lands on x[0]
+    idx = np.array([0, 0, 1])
+    tx, ts = _t(x, device, requires_grad=True), _t(s, device, requires_grad=True)
+    out = tx.scatter_reduce(0, _t(idx, device), ts, "prod")
+    np.testing.assert_array_equal(out.detach().numpy(), [0.0, 12.0])
+    out.backward(_t(np.ones(2), device))
+    np.testing.assert_array_equal(tx.grad.numpy(), [0.0, 4.0])  # d/dx0 of x0*0*5 = 0
+    np.testing.assert_array_equal(ts.grad.numpy(), [10.0, 0.0, 3.0])  # the zero's: 2*5
+
+
+@pytest.mark.parametrize("reduce", ["amax", "amin", "prod", "sum", "mean"])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_scatter_reduce_gradients_against_torch(torch: Any, reduce: str,
+                                                include_self: bool) -> None:
+    rng = np.random.default_rng(3)
+    x = rng.integers(-2, 3, (3, 4)).astype(np.float64)  # ties and zeros on purpose
+    s = rng.integers(-2, 3, (5, 3)).astype(np.float64)
+    idx = rng.integers(0, 3, (5, 3))
+    g = rng.standard_normal((3, 4))
+    outs = []
+    for m in (lucid, torch):
+        tx, ts = m.tensor(x, requires_grad=True), m.tensor(s, requires_grad=True)
+        y = tx.scatter_reduce(0, m.tensor(idx), ts, reduce, include_self=include_self)
+        y.backward(m.tensor(g))
+        outs.append([y.detach().numpy(), tx.grad.numpy(), ts.grad.numpy()])
+    for a, b in zip(*outs):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
 ERRORS = [
     ("bigger_than_self", lambda m: m.zeros(3, 4).scatter(0, m.zeros(2, 5, dtype=m.int64), 1.0)),
     ("bigger_than_src", lambda m: m.zeros(3, 4).scatter(0, m.zeros(2, 2, dtype=m.int64),

@@ -16,11 +16,12 @@ import numpy as np
 from .. import _dtype
 from .._dims import norm_dim
 from .._tensor import Tensor
+from ..autograd.function import Op
 from . import _autocast as _ac
 from . import elementwise as _e
 from . import select as _s
 from .creation import arange, tensor, zeros_like
-from .index import gather, scatter, scatter_add, setitem
+from .index import _scatter_check, gather, scatter, scatter_add, setitem
 from .linalg import diag
 from .linalg_misc import cross as _linalg_cross
 from .matmul import bmm, mm, mv, outer
@@ -393,8 +394,14 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
                    include_self: bool = True) -> Tensor:
     """Reduce ``src`` into ``input`` at ``index`` along ``dim`` with ``reduce`` ("sum",
     "prod", "mean", "amax", "amin"); ``include_self=False`` leaves ``input``'s values out
-    where something is scattered. Differentiable for "sum" and "mean" (other reductions
-    compute without a graph)."""
+    where something is scattered. Differentiable for every reduction, with PyTorch's
+    gradients (a max / min shares its gradient evenly among equal values).
+
+    Example::
+
+        lucid.zeros(2).scatter_reduce(0, lucid.tensor([0, 0, 1]), lucid.tensor([1., 5., 2.]),
+                                      "amax", include_self=False)  # tensor([5., 2.])
+    """
     if reduce not in _REDUCES:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got "
                            f"{reduce}")
@@ -404,36 +411,100 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
         return scatter_reduce(input.reshape(1), 0, index.reshape(-1), src.reshape(-1), reduce,
                               include_self=include_self).reshape(())
     d = norm_dim(dim, input.ndim)
+    if reduce not in ("sum", "mean"):
+        if not _scatter_check("scatter", input, d, index, src):
+            return input.clone()  # type: ignore[attr-defined]
+        if src.shape != index.shape:
+            src = src[tuple(slice(0, n) for n in index.shape)]
+        return ScatterReduceHost.apply(input, src, index, d, reduce, include_self)
     hit = scatter_add(zeros_like(input), d, index, _e.add(zeros_like(src), 1)) if \
         index.numel() else zeros_like(input)
     hit = _s.gt(hit, 0)
     base = input if include_self else _s.where(hit, zeros_like(input), input)
-    if reduce in ("sum", "mean"):
-        out = scatter_add(base, d, index, src)
-        if reduce == "mean":
-            cnt = scatter_add(zeros_like(input), d, index, _e.add(zeros_like(src), 1))
-            if include_self:
-                cnt = _e.add(cnt, 1)
-            cnt = _s.where(_s.eq(cnt, 0), _e.add(cnt, 1), cnt)
-            out = _e.div(out, cnt) if out.dtype.is_floating_point else \
-                _e.div(out, cnt, rounding_mode="floor")
-        return out
-    # prod / amax / amin: on host, no gradient
-    x = np.array(_host(input))  # a copy: written below
-    ix = _host(index).astype(np.int64, copy=False)
-    sv = _host(src).astype(input.dtype.np, copy=False)
-    sv = sv[tuple(slice(0, s) for s in ix.shape)]
-    out = x.copy()
-    hitn = _host(hit)
-    if not include_self:
-        out[hitn] = {"prod": 1, "amax": -np.inf, "amin": np.inf}[reduce] if \
-            x.dtype.kind == "f" or reduce == "prod" else (
-                np.iinfo(x.dtype).min if reduce == "amax" else np.iinfo(x.dtype).max)
-    ufunc = {"prod": np.multiply, "amax": np.maximum, "amin": np.minimum}[reduce]
-    pos = list(np.indices(ix.shape))
+    out = scatter_add(base, d, index, src)
+    if reduce == "mean":
+        cnt = scatter_add(zeros_like(input), d, index, _e.add(zeros_like(src), 1))
+        if include_self:
+            cnt = _e.add(cnt, 1)
+        cnt = _s.where(_s.eq(cnt, 0), _e.add(cnt, 1), cnt)
+        out = _e.div(out, cnt) if out.dtype.is_floating_point else \
+            _e.div(out, cnt, rounding_mode="floor")
+    return out
+
+
+def _reduce_on_host(be: Any, x: Any, idx: Any, src: Any, d: int, reduce: str,
+                    include_self: bool) -> Any:
+    """``x`` with ``src`` reduced in at ``idx`` along ``d`` by "prod", "amax" or "amin"
+    (numpy's ``ufunc.at``); ``include_self=False`` starts the hit places from the identity."""
+    out = np.array(np.asarray(be.to_numpy(x)))  # a copy: written below
+    ix = np.asarray(be.to_numpy(idx)).astype(np.int64, copy=False)
+    sv = np.asarray(be.to_numpy(src)).astype(out.dtype, copy=False)
+    pos = list(np.indices(ix.shape, sparse=True))
     pos[d] = ix
-    ufunc.at(out, tuple(pos), sv)
-    return tensor(out, dtype=input.dtype, device=input.device)
+    pos = tuple(pos)
+    if not include_self and ix.size:
+        if reduce == "prod":
+            start: Any = 1
+        elif out.dtype.kind == "f":
+            start = -np.inf if reduce == "amax" else np.inf
+        elif out.dtype.kind == "b":
+            start = reduce == "amin"
+        else:
+            info = np.iinfo(out.dtype)
+            start = info.min if reduce == "amax" else info.max
+        out[pos] = start
+    ufunc = {"prod": np.multiply, "amax": np.maximum, "amin": np.minimum}[reduce]
+    ufunc.at(out, pos, sv)
+    return be.from_numpy(np.ascontiguousarray(out))
+
+
+def _take(be: Any, a: Any, idx: Any, d: int) -> Any:
+    """``a`` gathered at ``idx`` along ``d``, reading the index's extent of ``a``."""
+    if any(i != d and n < m for i, (n, m) in enumerate(zip(idx.shape, a.shape))):
+        a = be.getitem(a, tuple(slice(None) if i == d else slice(0, n)
+                                for i, n in enumerate(idx.shape)))
+    return be.take_along_axis(a, idx, d)
+
+
+class ScatterReduceHost(Op):
+    """``scatter_reduce`` by "prod", "amax" or "amin", computed on the host, with PyTorch's
+    gradients (its scatter_reduce_backward): a max / min's gradient is shared evenly among the
+    values equal to it (the input's own included), a product's is the product of the others
+    (a single zero among them counted exactly); with ``include_self=False`` the input gets none
+    where something was scattered."""
+
+    def forward(self, x, src, idx, axis, reduce, include_self):
+        self.axis, self.reduce, self.include_self = axis, reduce, include_self
+        out = _reduce_on_host(self.be, x, idx, src, axis, reduce, include_self)
+        self.saved = (x, src, idx, out)
+        return out
+
+    def backward(self, g):
+        be, d = self.be, self.axis
+        x, src, idx, out = self.saved
+        dt = be.dtype_of(x)
+        if self.reduce == "prod":
+            masked_x = be.where(be.eq(x, 0), 1, x)
+            gx = be.div(be.mul(g, _reduce_on_host(be, masked_x, idx, src, d, "prod",
+                                                  self.include_self)), masked_x)
+            src_zero = be.eq(src, 0)
+            zeros_at = _take(be, be.scatter_add(tuple(x.shape), idx, be.astype(src_zero, dt), d),
+                             idx, d)
+            single = be.logical_and(src_zero, be.eq(zeros_at, 1))
+            others = _reduce_on_host(be, x, idx, be.where(single, 1, src), d, "prod",
+                                     self.include_self)
+            gs = be.where(single, _take(be, be.mul(g, others), idx, d),
+                          be.div(_take(be, be.mul(g, out), idx, d),
+                                 be.where(src_zero, 1, src)))
+        else:
+            x_is = be.astype(be.eq(x, out), dt)
+            src_is = be.astype(be.eq(src, _take(be, out, idx, d)), dt)
+            share = be.div(g, be.add(x_is, be.scatter_add(tuple(x.shape), idx, src_is, d)))
+            gx = be.mul(x_is, share)
+            gs = be.mul(src_is, _take(be, share, idx, d))
+        if not self.include_self:
+            gx = be.scatter(gx, idx, 0, d)
+        return gx, gs, None, None, None, None
 
 
 def index_put(input: Tensor, indices: Any, values: Any, accumulate: bool = False) -> Tensor:
