@@ -361,20 +361,21 @@ def _scatter_check(name: str, input: Tensor, d: int, index: Tensor, src: Any) ->
     empty with another number of dimensions (nothing to write, no op to record). Only
     ``index``'s extent is written (and read from ``src``)."""
     tsrc = isinstance(src, Tensor)
-    if tsrc and src.dtype != input.dtype:
+    if tsrc and src.dtype is not input.dtype:
         raise RuntimeError(f"{name}(): Expected self.dtype to be equal to src.dtype")
-    ishape, xshape = index.shape, input.shape
+    ishape, xshape = tuple(index._data.shape), tuple(input._data.shape)  # no Size built
+    sshape = tuple(src._data.shape) if tsrc else ishape
     if 0 in ishape:
         return len(ishape) == len(xshape)  # an empty index writes nothing, and raises nothing
     if max(len(xshape), 1) != max(len(ishape), 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
-    if tsrc and max(src.ndim, 1) != max(len(ishape), 1):
+    if max(len(sshape), 1) != max(len(ishape), 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
-    if ishape != xshape or (tsrc and src.shape != ishape):
+    if ishape != xshape or sshape != ishape:
         bad = any(k != d and n > m for k, (n, m) in enumerate(zip(ishape, xshape))) or \
-            (tsrc and any(n > m for n, m in zip(ishape, src.shape)))
+            any(n > m for n, m in zip(ishape, sshape))
         if bad:
-            tail = f" and to be no larger size than src {list(src.shape)}" if tsrc else ""
+            tail = f" and to be no larger size than src {list(sshape)}" if tsrc else ""
             raise RuntimeError(f"Expected index {list(ishape)} to be no larger than self "
                                f"{list(xshape)} apart from dimension {d}{tail}")
     _check_range(index, input, d)
