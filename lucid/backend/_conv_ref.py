@@ -30,6 +30,7 @@ from ..kernels._geometry import (
     conv_output_size,
     covered_size,
     effective_kernel,
+    max_windows,
     window_index,
     window_table,
 )
@@ -164,6 +165,9 @@ def _max(x: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray,
 
 def max_pool2d(x: np.ndarray, kernel_size: Pair, stride: Pair, padding: Pair, dilation: Pair,
                out_hw: Pair) -> tuple[np.ndarray, np.ndarray]:
+    for i in (0, 1):  # refuses a window with no input tap (ValueError), as the "cpu" kernels
+        max_windows(x.shape[2 + i], out_hw[i], kernel_size[i], stride[i], padding[i],
+                    dilation[i])
     rows = window_index(out_hw[0], kernel_size[0], stride[0], padding[0], dilation[0])
     cols = window_index(out_hw[1], kernel_size[1], stride[1], padding[1], dilation[1])
     return _max(x, rows, cols)

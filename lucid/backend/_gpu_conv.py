@@ -21,6 +21,7 @@ from ..kernels._geometry import (
     conv_output_size,
     covered_size,
     im2col_table,
+    max_windows,
     window_index,
     window_table,
 )
@@ -259,7 +260,11 @@ def _max(x: Array, rows: np.ndarray, cols: np.ndarray) -> tuple[Array, Array]:
 
 def max_pool2d(x: Array, kernel_size: Pair, stride: Pair, padding: Pair, dilation: Pair,
                out_hw: Pair) -> tuple[Array, Array]:
-    """Max pooling: ``(y, int64 flat indices ih*W + iw)``, torch's choice on ties and NaN."""
+    """Max pooling: ``(y, int64 flat indices ih*W + iw)``, torch's choice on ties and NaN;
+    a window with no input tap is refused (ValueError), as by the "cpu" kernels."""
+    for i in (0, 1):
+        max_windows(x.shape[2 + i], out_hw[i], kernel_size[i], stride[i], padding[i],
+                    dilation[i])
     rows = window_index(out_hw[0], kernel_size[0], stride[0], padding[0], dilation[0])
     cols = window_index(out_hw[1], kernel_size[1], stride[1], padding[1], dilation[1])
     return _max(x, rows, cols)

@@ -28,8 +28,10 @@ def softmax(x: Array, axis: int, log: bool = False) -> Array:
 
 def _log_softmax(x: Array, axis: int) -> Array:
     """``z - log1p(rest)`` with ``z = x - max`` and ``rest`` the sum of exp(z) without one
-    maximum: a row dominated by its maximum keeps full relative precision."""
-    z = x - mx.max(x, axis=axis, keepdims=True)
+    maximum: a row dominated by its maximum keeps full relative precision. A row whose
+    maximum is not finite (+inf, NaN, or every entry -inf) is NaN throughout, as torch's."""
+    m = mx.max(x, axis=axis, keepdims=True)
+    z = x - mx.where(mx.isfinite(m), m, float("nan"))
     e = exp(z)
     shape = [1] * x.ndim
     shape[axis] = x.shape[axis]
@@ -114,15 +116,16 @@ def cross_entropy(x: Array, target: Array, weight: Array | None, ignore_index: i
     IndexError for a class index outside ``[0, n)``."""
     _check_targets(target, x.shape[1], ignore_index)
     keep, t, wt, w = _ce_parts(x, target, weight, ignore_index)
-    if x.shape[0] == 0:
-        z = mx.zeros((0,), x.dtype)
+    if x.size == 0:  # no rows, or no classes (only valid with every target ignored)
+        z = mx.zeros((x.shape[0],), x.dtype)
         return z, z, wt
     lse = logsumexp(x, 1)
+    lse = mx.where(mx.isfinite(lse), lse, float("nan"))  # a non-finite maximum: NaN, as torch
     nll = lse - mx.take_along_axis(x, t[:, None], 1)[:, 0]
     loss = (1 - label_smoothing) * wt * nll
     if label_smoothing > 0:
-        smooth = mx.sum(w * (lse[:, None] - x), axis=1)
-        loss = loss + mx.where(keep, label_smoothing / x.shape[1] * smooth, 0)
+        loss = loss + label_smoothing / x.shape[1] * mx.sum(w * (lse[:, None] - x), axis=1)
+    loss = mx.where(keep, loss, 0)  # an ignored row scores 0 whatever its logits
     return loss.astype(x.dtype), lse.astype(x.dtype), wt
 
 

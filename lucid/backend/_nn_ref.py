@@ -175,8 +175,8 @@ class NnReference(ActivationReference):
         nll = lse - np.take_along_axis(x, t[:, None], 1)[:, 0]
         loss = (1 - label_smoothing) * wt * nll
         if label_smoothing > 0:
-            smooth = np.sum(w * (lse[:, None] - x), axis=1)
-            loss = loss + np.where(keep, label_smoothing / x.shape[1] * smooth, 0)
+            loss = loss + label_smoothing / x.shape[1] * np.sum(w * (lse[:, None] - x), axis=1)
+        loss = np.where(keep, loss, 0)  # an ignored row scores 0 whatever its logits
         return loss.astype(x.dtype), lse.astype(x.dtype), wt
 
     @staticmethod

@@ -67,8 +67,9 @@ class Convolution(Op):
         be = self.be
         p = geom
         self.geom = p
-        self.saved = (x if self.parents[1] is not None else None,
-                      w if self.parents[0] is not None else None)
+        # both kept, as torch's ConvolutionBackward0 keeps them: an in-place change to either
+        # refuses the backward (neither costs memory: the node holds its inputs anyway)
+        self.saved = (x, w)
         if p.empty:
             y = be.zeros(p.y4, be.dtype_of(x))
             if b is not None and p.y4[1]:
@@ -310,7 +311,7 @@ def _conv_t(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, pad
     _check_dtypes(input, weight, bias)
     out = [conv_transpose_output_size(x4[2 + i], w4[2 + i], st[i], pd[i], dil[i], op[i])
            for i in range(2)]
-    if any(o <= 0 for o in out):
+    if any(o < 0 for o in out) or (x4[0] and 0 in out):  # torch: no batch, any size >= 0
         ins = [x4[2], x4[3]][2 - n:]
         raise RuntimeError(
             f"Given input size per channel: ({' x '.join(map(str, ins))}). Calculated output "

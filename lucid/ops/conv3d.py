@@ -37,6 +37,15 @@ from .movement import pad as _pad
 __all__ = ["conv3d", "conv_transpose3d"]
 
 
+def _empty(input: Tensor, weight: Tensor, bias: Tensor | None, shape: tuple) -> Tensor:
+    """A zero-element result of ``shape`` in the graph of the operands (their gradients are
+    zeros), for a batch or channels of 0 that the composed path cannot take."""
+    t = input.reshape(-1)[:0].sum() + weight.reshape(-1)[:0].sum()  # type: ignore[attr-defined]
+    if bias is not None:
+        t = t + bias.reshape(-1)[:0].sum()  # type: ignore[attr-defined]
+    return t.expand(*shape)  # type: ignore[attr-defined]
+
+
 def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
            padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:
     """3-D cross-correlation over (N, C, D, H, W) or unbatched (C, D, H, W) input, as torch's.
@@ -65,6 +74,11 @@ def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: An
     n, c, d, h, w = xs
     o, kd = ws[0], ks[0]
     od = conv_output_size(d, kd, st[0], *pads[0], dil[0])
+    if not (n and c):  # torch: no input channels, no output ones
+        oh, ow = (conv_output_size(xs[i], ks[i - 2], st[i - 2], *pads[i - 2], dil[i - 2])
+                  for i in (3, 4))
+        y = _empty(input, weight, bias, (n, o if c else 0, od, oh, ow))
+        return y.squeeze(0) if unbatched else y
     (p0, p1) = pads[0]
     if p0 != p1:  # "same" with an even depth kernel: pad the extra row at the back
         x = _pad(x, (0, 0, 0, 0, p0, p1))
@@ -120,11 +134,13 @@ def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
     kd = ws[2]
     out = [conv_transpose_output_size(xs[2 + i], ws[2 + i], st[i], pd[i], dil[i], op[i])
            for i in range(3)]
-    if any(v <= 0 for v in out):
+    if any(v < 0 for v in out) or (n and 0 in out):  # torch: no batch, any size >= 0
         raise RuntimeError(
             f"Given input size per channel: ({_fmt(xs[2:])}). Calculated output size per "
             f"channel: ({_fmt(out)}). Output size is too small")
     co = ws[1] * groups
+    if not n:
+        return _empty(input, weight, bias, (0, co, *out))
     # every input depth slice through a 2-D transposed convolution, the kD taps as channels
     x2 = x.permute(0, 2, 1, 3, 4).reshape(n * d, c, h, w)
     w2 = weight.reshape(c, ws[1] * kd, ws[3], ws[4])

@@ -5,6 +5,7 @@ each for the unreduced loss, then a sum or mean."""
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any
 
@@ -19,6 +20,7 @@ from ._util import coerce, loss_reduction, reduce_loss
 from .activation import log_softmax
 from .loss_binary import binary_cross_entropy, binary_cross_entropy_with_logits
 from .shape import broadcast_tensors
+from .views import keep_on_write
 
 __all__ = [
     "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
@@ -36,7 +38,13 @@ def _rows_layout(be: Any, x: Any) -> Any:
     if x.ndim == 1:
         return be.reshape(x, (1, x.shape[0]))
     perm = (0, *range(2, x.ndim), 1)
-    return be.reshape(be.contiguous(be.transpose(x, perm)), (-1, x.shape[1]))
+    rows = x.shape[0] * math.prod(x.shape[2:])
+    y = be.contiguous(be.transpose(x, perm))
+    if rows == x.shape[0] or x.shape[1] == 1:
+        # the transpose moved nothing, so ``y`` may be x's own memory: a copy, as in every
+        # other layout, keeps an in-place change of x out of the backward
+        y = be.copy(y)
+    return be.reshape(y, (rows, x.shape[1]))
 
 
 def _from_rows(be: Any, g2: Any, shape: tuple[int, ...]) -> Any:
@@ -116,22 +124,27 @@ class NLLLoss(Op):
         keep = be.ne(t, ignore)
         tc = be.where(keep, t, 0)
         wt = be.astype(keep, self.be.dtype_of(x))
-        if w is not None:
-            wt = be.mul(wt, be.take(w, tc, 0))
         idx = be.expand_dims(tc, 1)
-        picked = be.squeeze(be.take_along_axis(x, idx, 1), 1)
-        loss = be.neg(be.mul(picked, wt))
-        self.saved = (idx, wt)
+        if x.shape[1]:
+            if w is not None:
+                wt = be.mul(wt, be.take(w, tc, 0))
+            loss = be.neg(be.mul(be.squeeze(be.take_along_axis(x, idx, 1), 1), wt))
+        else:  # no classes: every target is ignored (others were refused), nothing to pick
+            loss = be.zeros_like(wt)
+        # x is saved as torch's NLLLossBackward saves it: an in-place change to it refuses
+        self.saved = (idx, wt, keep, x)
         self.shape, self.red = x.shape, reduction
         return _weighted_reduce(self, loss, wt, reduction)
 
     def backward(self, g):
         be = self.be
-        idx, wt = self.saved
-        if self.red == "mean":
-            g = be.div(g, self.denom)
-        src = be.expand_dims(be.neg(be.mul(wt, g)), 1)
-        return be.scatter_add(self.shape, idx, src, 1), None, None
+        idx, wt, keep = self.saved[:3]
+        if not self.shape[1]:
+            return be.zeros(self.shape, be.dtype_of(wt)), None, None
+        src = be.neg(be.mul(wt, g))
+        if self.red == "mean":  # ignored targets get 0, even when every one is (0 / 0)
+            src = be.where(keep, be.div(src, self.denom), be.zeros_like(src))
+        return be.scatter_add(self.shape, idx, be.expand_dims(src, 1), 1), None, None
 
 
 def _class_target(input: Tensor, target: Tensor, ignore_index: int, check_range: bool = True
@@ -152,9 +165,13 @@ def _class_target(input: Tensor, target: Tensor, ignore_index: int, check_range:
     want = (input.shape[0], *input.shape[2:])
     if tuple(target.shape) != want:
         raise RuntimeError(f"Expected target size {list(want)}, got {list(target.shape)}")
-    if target.dtype.is_floating_point or target.dtype is _dtype.bool_:
-        raise RuntimeError(f"expected scalar type Long but found "
-                           f"{_dtype.torch_name(target.dtype).split('.')[-1].capitalize()}")
+    if target.dtype is not _dtype.int64 and target.dtype is not _dtype.uint8:
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
+                           f"{_dtype.torch_name(target.dtype)}")
+    if not input.shape[1] and input.ndim != 4 and input.ndim > 2 and target.numel():
+        # torch views (N, 0, *) as (N, 0, 1, -1), which infers 0 where the target has more
+        raise RuntimeError(f"size mismatch (got input: [{input.shape[0]}, 0, 0, 0] , target: "
+                           f"[{input.shape[0]}, 1, {math.prod(input.shape[2:])}]")
     be = target._be
     t = target._data
     n = input.shape[1]
@@ -198,12 +215,18 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
                            f"{label_smoothing}")
     n = input.shape[1] if input.ndim >= 2 else (input.shape[0] if input.ndim else 0)
     _check_weight(weight, n)
-    if target.dtype.is_floating_point:
+    if tuple(target._data.shape) == tuple(input._data.shape):
+        if not target.dtype.is_floating_point:
+            raise RuntimeError("Expected floating point type for target with class "
+                               f"probabilities, got {_dtype.torch_name(target.dtype)}")
         return _cross_entropy_probs(input, target, weight, reduction, label_smoothing)
     shape = tuple(input.shape)
     x, t = _class_target(input, target, ignore_index, check_range=False)
     out = CrossEntropy.apply(x, t, weight, int(ignore_index), float(label_smoothing),
                              reduction)
+    fn = out.grad_fn
+    if fn is not None and fn.saved[0] is x._data:
+        keep_on_write(fn, 0, 0)  # torch saves log-softmax, so the logits may change in place
     if len(shape) == 1 and reduction == "none":
         return out.reshape(())  # type: ignore[attr-defined]
     return out
@@ -272,18 +295,35 @@ def _pair(name: str, f: Any, df: Any) -> type[Op]:
 
 
 MSE = _pair("MSE", lambda be, d: be.mul(d, d), lambda be, d: be.mul(d, 2))
-L1 = _pair("L1", lambda be, d: be.abs(d), lambda be, d: be.sign(d))
+
+
+class L1(Op):
+    """``|input - target|``: the difference is saved, not the operands (torch's l1_loss is
+    ``abs`` of a difference), so either operand may be changed in place after the forward."""
+
+    def forward(self, a, b):
+        d = self.be.sub(a, b)
+        if not d.shape:  # numpy's 0-d difference is a scalar: kept an array for create_graph
+            d = self.be.asarray(d)
+        self.saved = (d,)
+        return self.be.abs(d)
+
+    def backward(self, g):
+        ga = self.be.mul(g, self.be.sign(self.saved[0]))
+        return ga, (self.be.neg(ga) if self.parents[1] is not None else None)
+
+
 SmoothL1 = _pair(
     "SmoothL1",
     lambda be, d, beta: be.where(be.lt(be.abs(d), beta), be.div(be.mul(be.mul(d, d), 0.5), beta),
                                  be.sub(be.abs(d), 0.5 * beta)),
-    lambda be, d, beta: be.where(be.lt(be.abs(d), beta), be.div(d, beta), be.sign(d)),
+    lambda be, d, beta: be.clip(be.div(d, beta), -1.0, 1.0),  # NaN stays NaN, as torch's
 )
 Huber = _pair(
     "Huber",
     lambda be, d, delta: be.where(be.lt(be.abs(d), delta), be.mul(be.mul(d, d), 0.5),
                                   be.mul(be.sub(be.abs(d), 0.5 * delta), delta)),
-    lambda be, d, delta: be.where(be.lt(be.abs(d), delta), d, be.mul(be.sign(d), delta)),
+    lambda be, d, delta: be.clip(d, -delta, delta),
 )
 
 

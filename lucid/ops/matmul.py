@@ -22,29 +22,35 @@ def _fmt(shape: tuple[int, ...]) -> str:
 
 class MatMul(Op):
     def forward(self, a, b):
-        self.saved = (a, b)
+        p = self.parents
+        # each operand is read only for the other's gradient, so only then is it saved (and
+        # covered by the version check), as by torch's MmBackward
+        self.saved = (a if p[1] is not None else None, b if p[0] is not None else None)
+        self.shapes = (a.shape, b.shape)
         return self.be.matmul(a, b)
 
     def backward(self, g):
         be = self.be
         a, b = self.saved
-        a2 = be.expand_dims(a, 0) if a.ndim == 1 else a
-        b2 = be.expand_dims(b, 1) if b.ndim == 1 else b
-        if a.ndim == 1 and b.ndim == 1:
+        sa, sb = self.shapes
+        na, nb = len(sa), len(sb)
+        if na == 1 and nb == 1:
             g2 = be.reshape(g, (1, 1))
-        elif a.ndim == 1:
+        elif na == 1:
             g2 = be.expand_dims(g, -2)
-        elif b.ndim == 1:
+        elif nb == 1:
             g2 = be.expand_dims(g, -1)
         else:
             g2 = g
         ga = gb = None
         if self.parents[0] is not None:
+            b2 = be.expand_dims(b, 1) if nb == 1 else b
             ga = be.matmul(g2, be.swapaxes(b2, -1, -2))
-            ga = be.reshape(sum_to(be, ga, a2.shape), a.shape)
+            ga = be.reshape(sum_to(be, ga, (1, sa[0]) if na == 1 else sa), sa)
         if self.parents[1] is not None:
+            a2 = be.expand_dims(a, 0) if na == 1 else a
             gb = be.matmul(be.swapaxes(a2, -1, -2), g2)
-            gb = be.reshape(sum_to(be, gb, b2.shape), b.shape)
+            gb = be.reshape(sum_to(be, gb, (sb[0], 1) if nb == 1 else sb), sb)
         return ga, gb
 
 
@@ -195,7 +201,11 @@ class Linear(Op):
 
     def forward(self, x, w, b):
         be = self.be
-        self.saved = (x, w)
+        p = self.parents
+        # x is read only for W's gradient and W only for x's: saved (and covered by the
+        # version check) only then, as torch's addmm saves them
+        self.saved = (x if p[1] is not None else None, w if p[0] is not None else None)
+        self.xs = x.shape
         self.has_b = b is not None
         wt = be.swapaxes(w, -1, -2)
         # with a bias: the product and the bias in one backend call (no second
@@ -205,21 +215,26 @@ class Linear(Op):
     def backward(self, g):
         be = self.be
         x, w = self.saved
+        xs = self.xs
         p = self.parents
         gb = None
         if self.has_b and p[2] is not None:  # first, while g is in cache (nanoGPT: -0.2 ms)
             gb = be.sum(g, tuple(range(g.ndim - 1)), False) if g.ndim > 1 else g
-        if p[1] is None or x.ndim == 1:
+        if p[1] is None or len(xs) == 1:
             gx = be.matmul(g, w) if p[0] is not None else None
             gw = None if p[1] is None else be.matmul(be.expand_dims(g, -1), be.expand_dims(x, 0))
             return gx, gw, gb
-        g2 = be.reshape(g, (-1, g.shape[-1]))
-        gt, x2 = be.swapaxes(g2, 0, 1), be.reshape(x, (-1, x.shape[-1]))
+        if len(xs) == 2:
+            g2, x2 = g, x
+        else:  # rows counted, not inferred: a -1 is ambiguous when a dim is 0
+            rows = _prod(xs[:-1])
+            g2, x2 = be.reshape(g, (rows, g.shape[-1])), be.reshape(x, (rows, xs[-1]))
+        gt = be.swapaxes(g2, 0, 1)
         if p[0] is None:
             return None, be.matmul(gt, x2), gb
         # both products at once: the backend may run them side by side
         gx, gw = be.matmul_pair(g2, w, gt, x2)
-        return be.reshape(gx, x.shape), gw, gb
+        return be.reshape(gx, xs), gw, gb
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:

@@ -30,14 +30,22 @@ class BatchNormTrain(Op):
     """Training batch norm of x (N, C, *) with optional running statistics updated in place."""
 
     def forward(self, x, w, b, rm, rv, momentum, eps):
-        y, mean, invstd = self.be.batch_norm_train(x, w, b, rm, rv, momentum, eps)
+        be = self.be
+        if x.shape[1]:
+            y, mean, invstd = be.batch_norm_train(x, w, b, rm, rv, momentum, eps)
+        else:  # no channels: nothing to normalise (the kernels divide by the channel count)
+            y = be.zeros(x.shape, be.dtype_of(x))
+            mean = invstd = be.zeros((0,), be.dtype_of(x))
         self.saved = (x, w, mean, invstd)
         return y
 
     def backward(self, g):
         x, w, mean, invstd = self.saved
         p = self.parents
-        gx, gw, gb = self.be.batch_norm_backward(x, g, mean, invstd, w, p[0] is not None)
+        if x.shape[1]:
+            gx, gw, gb = self.be.batch_norm_backward(x, g, mean, invstd, w, p[0] is not None)
+        else:
+            gx, gw, gb = self.be.zeros_like(g), mean, mean
         return gx, (gw if p[1] is not None else None), (gb if p[2] is not None else None)
 
     def composite(self, ins):
@@ -181,21 +189,32 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     """
     if input.ndim < 2:
         raise ValueError(f"Expected 2D or higher input to batch_norm (got {input.ndim}D input)")
-    c = input.shape[1]
+    xs = input._data.shape
+    if training and xs[0] * math.prod(xs[2:]) == 1:
+        raise ValueError("Expected more than 1 value per channel when training, got input "
+                         f"size {Size(xs)!r}")
+    if training and eps <= 0.0:
+        raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+    if eps < 0.0:
+        raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    c = xs[1]
     for name, t in (("running_mean", running_mean), ("running_var", running_var),
                     ("weight", weight), ("bias", bias)):
         _check_channels(name, t, c)
     _float_only("batch_norm", input)
     if training:
-        if input.numel() // c == 1:
-            raise ValueError("Expected more than 1 value per channel when training, got input "
-                             f"size {Size(input.shape)!r}")
         upd = running_mean is not None and running_var is not None and momentum is not None
         y = BatchNormTrain.apply(input, weight, bias, running_mean if upd else None,
                                  running_var if upd else None, float(momentum or 0.0), eps)
         if upd:
             _bump(running_mean, running_var)
         return y
+    return _batch_norm_eval(input, running_mean, running_var, weight, bias, eps)
+
+
+def _batch_norm_eval(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
+                     weight: Tensor | None, bias: Tensor | None, eps: float) -> Tensor:
+    """Batch norm with the running statistics: a per-channel affine."""
     if running_mean is None or running_var is None:
         raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
     rm, rv = running_mean.detach(), running_var.detach()
@@ -266,9 +285,14 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
     _check_channels("weight", weight, c)
     _check_channels("bias", bias, c)
     _float_only("GroupNormKernelImpl", input)
-    rows = input.reshape(n * num_groups, -1)  # type: ignore[attr-defined]
-    y = LayerNorm.apply(rows, None, None, 1, eps).reshape(input.shape)
-    return _affine(y, weight, bias)
+    hw = math.prod(input.shape[2:])
+    rows = input.reshape(n * num_groups, c // num_groups * hw)  # type: ignore[attr-defined]
+    y = _affine(LayerNorm.apply(rows, None, None, 1, eps).reshape(input.shape), weight, bias)
+    if not hw and n and weight is not None and weight._rg:
+        # torch's weight gradient is sum_n rstd * (sum g x - mean * sum g) with the 0 / 0
+        # statistics of empty groups: NaN, which this zero-element term passes on
+        y = _e.add(y, _e.mul(_r.sum(_e.mul(weight, math.nan)), 0.0))
+    return y
 
 
 def instance_norm(input: Tensor, running_mean: Tensor | None = None,
@@ -287,13 +311,18 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
     if input.ndim < 3:
         raise ValueError(f"Expected 3D or higher input to instance_norm (got {input.ndim}D "
                          "input)")
-    if not use_input_stats:
-        return batch_norm(input, running_mean, running_var, weight, bias, False, momentum, eps)
+    if not use_input_stats:  # torch's eval path: no check of eps
+        c = input.shape[1]
+        for name, t in (("running_mean", running_mean), ("running_var", running_var),
+                        ("weight", weight), ("bias", bias)):
+            _check_channels(name, t, c)
+        _float_only("batch_norm", input)
+        return _batch_norm_eval(input, running_mean, running_var, weight, bias, eps)
     if _mixed_half(input, weight, bias):
         return _in_float32(instance_norm, input, running_mean, running_var, weight, bias,
                            use_input_stats, momentum, eps)
     n, c = input.shape[0], input.shape[1]
-    if input.numel() // (n * c) == 1:
+    if math.prod(input.shape[2:]) == 1:
         raise ValueError("Expected more than 1 spatial element when training, got input size "
                          f"{Size(input.shape)!r}")
     _check_channels("running_mean", running_mean, c)

@@ -42,7 +42,7 @@ class MaxPool2DWithIndices(Op):
         y, idx = be.max_pool2d(be.reshape(x, geom.x4), geom.k, geom.s, geom.p, geom.d,
                                geom.out_hw)
         self.geom = geom
-        self.saved = (idx,)
+        self.saved = (idx, x)  # x unread, saved as torch saves it: an in-place change refuses
         geom.idx = be.reshape(idx, geom.y)
         return be.reshape(y, geom.y)
 
@@ -57,7 +57,7 @@ class AdaptiveMaxPool2D(MaxPool2DWithIndices):
         be = self.be
         y, idx = be.adaptive_max_pool2d(be.reshape(x, geom.x4), geom.out_hw)
         self.geom = geom
-        self.saved = (idx,)
+        self.saved = (idx, x)
         geom.idx = be.reshape(idx, geom.y)
         return be.reshape(y, geom.y)
 
@@ -66,6 +66,7 @@ class AvgPool2D(Op):
     def forward(self, x, geom):  # type: ignore[override]
         be = self.be
         self.geom = geom
+        self.saved = (x,)  # unread, saved as torch saves it: an in-place change refuses
         y = be.avg_pool2d(be.reshape(x, geom.x4), geom.k, geom.s, geom.p, geom.out_hw,
                           geom.cip, geom.div)
         return be.reshape(y, geom.y)
@@ -80,6 +81,8 @@ class AdaptiveAvgPool2D(Op):
     def forward(self, x, geom):  # type: ignore[override]
         be = self.be
         self.geom = geom
+        if geom.out_hw != (1, 1):  # unread, saved as torch saves it (not for its global mean)
+            self.saved = (x,)
         return be.reshape(be.adaptive_avg_pool2d(be.reshape(x, geom.x4), geom.out_hw), geom.y)
 
     def backward(self, g):  # type: ignore[override]
@@ -146,6 +149,9 @@ def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
 
     ``stride`` defaults to ``kernel_size``; padding counts as -inf. With ``return_indices``
     also returns the int64 index (``ih * W + iw`` within each plane) of every maximum.
+    Unlike torch, a window whose dilated taps all fall in the padding raises ValueError ("a
+    pooling window lies entirely in the padding"): torch returns -inf there, and its backward
+    writes the gradient outside the input.
 
     Example::
 
@@ -176,7 +182,8 @@ def _one(v: Any, fname: str, arg: str, default: Any = None) -> int:
 def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
                dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False
                ) -> Any:
-    """1-D max pooling over (N, C, L) or (C, L), as torch's.
+    """1-D max pooling over (N, C, L) or (C, L), as torch's (a window whose dilated taps
+    all fall in the padding raises ValueError, as in ``max_pool2d``).
 
     Example::
 
@@ -262,15 +269,24 @@ def _adaptive_size(output_size: Any, input: Tensor, name: str) -> tuple[int, int
     return tuple(int(hw[i]) if v is None else int(v) for i, v in enumerate(sz))  # type: ignore
 
 
-def _adaptive_geom(input: Tensor, output_size: Any, name: str, colon: str) -> _Geom:
-    xs = tuple(input.shape)
-    if input.dim() not in (3, 4):
-        raise RuntimeError(f"{name}(): Expected 3D or 4D tensor, but got{colon} {_lst(xs)}")
-    for i in range(input.dim() - 3, input.dim()):
+def _check_nonempty(xs: tuple, first: int, name: str) -> None:
+    """torch's refusal of an empty dim from ``first`` on (the batch dim, or channels of an
+    unbatched input, may be empty)."""
+    for i in range(first, len(xs)):
         if xs[i] == 0:
             raise RuntimeError(
                 f"{name}(): Expected input to have non-zero size for non-batch dimensions, but "
                 f"input has sizes {_lst(xs)} with dimension {i} being empty")
+
+
+def _adaptive_geom(input: Tensor, output_size: Any, name: str, colon: str,
+                   spatial_only: bool) -> _Geom:
+    """``spatial_only``: torch's average pool checks only the spatial dims for emptiness (its
+    backward refuses empty channels), its max pool every dim after the first."""
+    xs = tuple(input.shape)
+    if input.dim() not in (3, 4):
+        raise RuntimeError(f"{name}(): Expected 3D or 4D tensor, but got{colon} {_lst(xs)}")
+    _check_nonempty(xs, len(xs) - 2 if spatial_only else 1, name)
     oh, ow = _adaptive_size(output_size, input, name)
     if oh < 0 or ow < 0:
         if name == "adaptive_max_pool2d":
@@ -294,7 +310,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
         F.adaptive_avg_pool2d(lucid.randn(2, 64, 7, 9), (3, None)).shape   # (2, 64, 3, 9)
     """
     return AdaptiveAvgPool2D.apply(input, _adaptive_geom(input, output_size,
-                                                         "adaptive_avg_pool2d", ""))
+                                                         "adaptive_avg_pool2d", "", True))
 
 
 def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
@@ -304,7 +320,7 @@ def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = 
 
         y, idx = F.adaptive_max_pool2d(lucid.randn(1, 3, 10, 10), 4, return_indices=True)
     """
-    geom = _adaptive_geom(input, output_size, "adaptive_max_pool2d", ":")
+    geom = _adaptive_geom(input, output_size, "adaptive_max_pool2d", ":", False)
     out = AdaptiveMaxPool2D.apply(input, geom)
     return (out, also_saved(out, wrap(geom.idx, out._be))) if return_indices else out
 
@@ -335,6 +351,7 @@ def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = 
         F.adaptive_max_pool1d(lucid.randn(2, 4, 10), 3).shape     # (2, 4, 3)
     """
     n = _adaptive_1d(input, output_size, "adaptive_max_pool1d")
+    _check_nonempty(tuple(input.shape), 1, "adaptive_max_pool1d")
     out, idx = adaptive_max_pool2d(input.unsqueeze(-2), (1, n), True)
     out, idx = out.squeeze(-2), idx.squeeze(-2)
     return (out, idx) if return_indices else out

@@ -101,6 +101,8 @@ def max_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
 
     ``stride`` defaults to ``kernel_size``; padding counts as -inf. With ``return_indices``
     also returns the int64 index ``(d * H + h) * W + w`` of every maximum within its volume.
+    A window whose dilated taps all fall in the padding raises ValueError, as in
+    ``max_pool2d`` (torch's backward writes outside the input there).
 
     Example::
 

@@ -20,7 +20,9 @@ graph and ``t`` adopts the result's ``grad_fn``. On a view, the new values are w
 the root through ``ViewWrite`` (PyTorch's CopySlices): the root adopts that node, the view gets
 a fresh node that reads it back, and every other live view of the root is re-pointed at it,
 so gradients reach all of them. ``written(t)`` is the same bookkeeping for writes made outside
-the graph (initialisers, in-place samplers).
+the graph (initialisers, in-place samplers). A fused node that reads an input torch's composed
+ops would not save registers with ``keep_on_write``: it is handed a copy of the old values just
+before such a write, which torch allows, instead of refusing to run backward.
 """
 
 from __future__ import annotations
@@ -35,7 +37,8 @@ from ..autograd import grad_mode
 from ..autograd.function import Op
 from ._util import cast
 
-__all__ = ["ViewOp", "ViewWrite", "check_leaf", "inplace", "sync_views", "written"]
+__all__ = ["ViewOp", "ViewWrite", "check_leaf", "inplace", "keep_on_write", "sync_views",
+           "written"]
 
 _grad_on = grad_mode._state
 
@@ -267,10 +270,48 @@ def _check_result(r: Tensor, t: Tensor) -> None:
         )
 
 
+def keep_on_write(fn: Op, i: int, slot: int) -> None:
+    """Let node ``fn``, whose backward reads input ``i``'s array (``fn.saved[slot]``) where
+    torch's composed ops save no such input (a fused cross-entropy reads its logits; torch
+    keeps the log-softmax output), outlive an in-place write to that input: just before
+    ``inplace`` or ``written`` writes into its memory (through any alias: views and detached
+    tensors share its version counter), ``fn`` takes a copy of the old values and stops
+    checking the input's version. A write made any other way still fails the version check
+    in backward. The registrations ride on the version counter, after its count."""
+    vc = fn._ins[i]._vc
+    if len(vc) > 4:  # drop the nodes gone since
+        vc[1:] = [k for k in vc[1:] if k[0]() is not None]
+    vc.append((weakref.ref(fn), i, slot, vc[0]))
+
+
+def _give_copies(t: Tensor) -> None:
+    """Before a write into ``t``'s memory: hand every node registered by ``keep_on_write``
+    on its version counter a copy of the array it saved (one not changed since)."""
+    vc = t._vc
+    if len(vc) == 1:
+        return
+    keep = vc[1:]
+    del vc[1:]
+    for ref, i, slot, version in keep:
+        fn = ref()
+        if fn is None or not fn.saved or fn._vcs is None or vc[0] != version:
+            continue  # gone, released, or already written some other way (the check refuses)
+        at = next((k for k, (c, v) in enumerate(fn._vcs) if c is vc and v == version), -1)
+        if at < 0:
+            continue
+        src = fn._ins[i]
+        copy = fn.be.copy(fn.saved[slot])
+        fn.saved = (*fn.saved[:slot], copy, *fn.saved[slot + 1:])
+        del fn._vcs[at]
+        # create_graph reads the inputs themselves: give it the old values too
+        fn._ins = (*fn._ins[:i], _make(copy, src._be, src._rg, src.grad_fn), *fn._ins[i + 1:])
+
+
 def written(t: Tensor, data: Any = None) -> Tensor:
     """Record a write into ``t`` made outside the graph (``data``, when given, is assigned
     into its memory first): bump the version counter, keep copied views in step."""
     if data is not None:
+        _give_copies(t)
         t._data = _assign(t._be, t._data, data)
     t._vc[0] += 1
     sync_views(t)
@@ -290,6 +331,7 @@ def inplace(t: Tensor, fn: Callable[[Tensor], Tensor], others: Any = ()) -> Tens
     be = t._be
     r = fn(_make(be.copy(t._data), be, t._rg, t.grad_fn))
     _check_result(r, t)
+    _give_copies(t)
     t._data = _assign(be, t._data, r._data)
     t._vc[0] += 1
     if r.grad_fn is not None:
@@ -309,6 +351,7 @@ def _inplace_view(t: Tensor, fn: Callable[[Tensor], Tensor]) -> Tensor:
     r = cast(r, t.dtype)
     new = ViewWrite.apply(_make(be.copy(base._data), be, base._rg, base.grad_fn), r,
                           chain=chain)
+    _give_copies(base)
     base._data = be.assign(base._data, new._data)  # the view sees the values through memory
     t._vc[0] += 1
     sync_views(base)  # ... or, where views are copies, is given them

@@ -1,11 +1,13 @@
 """Normalisation beyond the op table (``op_db_nn.py`` holds the references, samples,
 gradchecks, parity and errors): running statistics (updates, dtypes, momentum, torch over
-several steps), gradient work only where asked, serial and parallel kernel builds, and a
-NUMBA_DISABLE_JIT run of every norm/softmax kernel."""
+several steps), gradient work only where asked, batch norm's eps rules, empty batches,
+channels and groups, serial and parallel kernel builds, and a NUMBA_DISABLE_JIT run of every
+norm/softmax kernel."""
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -96,7 +98,102 @@ def test_gradient_only_for_what_requires_it(backend):
     assert x.grad is not None
 
 
+# ---- eps and empty inputs -----------------------------------------------------------------------
+
+
+def test_batch_norm_eps_rules(backend):
+    """torch's F.batch_norm refuses eps <= 0 in training and eps < 0 in eval."""
+    x = _t(np.random.default_rng(2).standard_normal((4, 3, 5)), backend)
+    rm, rv = _t(np.arange(3.0), backend), _t(np.arange(1.0, 4.0), backend)
+    for eps in (0, 0.0, -1e-5):
+        with pytest.raises(ValueError, match=re.escape(
+                f"batch_norm eps must be positive during training, but got {eps}")):
+            N.batch_norm(x, rm, rv, training=True, eps=eps)
+    with pytest.raises(ValueError, match=re.escape(
+            "batch_norm eps must be non-negative, but got -1.0")):
+        N.batch_norm(x, rm, rv, eps=-1.0)
+    ref = (x.numpy() - np.arange(3.0)[:, None]) / np.sqrt(np.arange(1.0, 4.0))[:, None]
+    np.testing.assert_allclose(N.batch_norm(x, rm, rv, eps=0.0).numpy(), ref, rtol=1e-12)
+    m = lucid.nn.BatchNorm1d(3, eps=0.0, device=backend, dtype=lucid.float64)
+    with pytest.raises(ValueError, match="must be positive during training"):
+        m(x)
+    m.eval()
+    np.testing.assert_allclose(m(x).detach().numpy(), x.numpy(), rtol=1e-12)
+    # instance norm without input statistics is torch's eval batch norm, which checks no eps
+    y = N.instance_norm(x, rm, rv, use_input_stats=False, eps=0.0)
+    np.testing.assert_allclose(y.numpy(), ref, rtol=1e-12)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # statistics of empty groups: 0 / 0
+def test_norms_of_empty_batches_channels_and_groups(backend):
+    def run(fn, shape, *params):
+        x = _t(np.zeros(shape), backend, True)
+        ps = [_t(np.ones(n), backend, True) for n in params]
+        y = fn(x, *ps)
+        y.sum().backward()
+        assert tuple(y.shape) == shape and tuple(x.grad.shape) == shape
+        return [p.grad.numpy() for p in ps]
+
+    for shape in ((3, 0), (3, 0, 2), (3, 0, 2, 2)):  # batch norm training with no channels
+        run(lambda x: N.batch_norm(x, None, None, training=True), shape)
+    run(lambda x: N.instance_norm(x), (0, 3, 4))
+    run(lambda x: N.instance_norm(x), (2, 0, 4))
+    for shape in ((0, 4, 3), (0, 4), (0, 4, 0)):  # no batch: weight and bias gradients 0
+        gw, gb = run(lambda x, w, b: N.group_norm(x, 2, w, b), shape, 4, 4)
+        np.testing.assert_array_equal(gw, np.zeros(4))
+        np.testing.assert_array_equal(gb, np.zeros(4))
+    # empty groups: torch's weight gradient is NaN (0 / 0 statistics), its bias gradient 0
+    gw, gb = run(lambda x, w, b: N.group_norm(x, 2, w, b), (2, 4, 0), 4, 4)
+    assert np.isnan(gw).all()
+    np.testing.assert_array_equal(gb, np.zeros(4))
+    # one value per group: normalised to 0 (torch's group norm has no training check)
+    x = _t(np.random.default_rng(3).standard_normal((2, 4, 1)), backend)
+    np.testing.assert_array_equal(N.group_norm(x, 4).numpy(), np.zeros((2, 4, 1)))
+
+
 # ---- torch parity -------------------------------------------------------------------------------
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # statistics of empty groups: 0 / 0
+def test_empty_norms_match_torch(torch, backend):
+    F = torch.nn.functional
+    cases = [
+        ("batch_norm", (3, 0, 2), 0, lambda f, x, *p: f.batch_norm(x, None, None, *p,
+                                                                      training=True)),
+        ("batch_norm", (0, 3, 2), 3, lambda f, x, *p: f.batch_norm(x, None, None, *p,
+                                                                      training=True)),
+        ("group_norm", (0, 4, 3), 4, lambda f, x, *p: f.group_norm(x, 2, *p)),
+        ("group_norm", (2, 4, 0), 4, lambda f, x, *p: f.group_norm(x, 2, *p)),
+        ("group_norm", (0, 4, 0), 4, lambda f, x, *p: f.group_norm(x, 2, *p)),
+        ("group_norm", (2, 0, 3), 0, lambda f, x, *p: f.group_norm(x, 1, *p)),
+        ("instance_norm", (0, 3, 4), 3, lambda f, x, *p: f.instance_norm(x, None, None, *p)),
+    ]
+    for name, shape, c, call in cases:
+        # torch's batch norm cannot index a 0-size weight (nor instance norm a 0-size repeat)
+        affine = name == "group_norm" or (name == "batch_norm" and c)
+        xt, xr = _t(np.zeros(shape), backend, True), torch.zeros(shape, dtype=torch.float64,
+                                                                   requires_grad=True)
+        pl = [_t(np.full(c, 2.0), backend, True) for _ in range(2 if affine else 0)]
+        pr = [torch.full((c,), 2.0, dtype=torch.float64, requires_grad=True) for _ in pl]
+        y, ref = call(N, xt, *pl), call(F, xr, *pr)
+        y.sum().backward()
+        ref.sum().backward()
+        assert tuple(y.shape) == tuple(ref.shape) and tuple(xt.grad.shape) == shape
+        for a, b in zip(pl, pr):
+            np.testing.assert_array_equal(a.grad.numpy(), b.grad.numpy())
+    for eps, training in ((0.0, True), (-1.0, False), (0.0, False)):
+        x = np.random.default_rng(4).standard_normal((4, 3))
+        try:
+            ref = F.batch_norm(torch.tensor(x), torch.zeros(3, dtype=torch.float64),
+                               torch.ones(3, dtype=torch.float64), training=training, eps=eps)
+        except ValueError as e:
+            with pytest.raises(ValueError, match=re.escape(str(e))):
+                N.batch_norm(_t(x, backend), lucid.zeros(3, device=backend),
+                             lucid.ones(3, device=backend), training=training, eps=eps)
+            continue
+        got = N.batch_norm(_t(x, backend), _t(np.zeros(3), backend), _t(np.ones(3), backend),
+                           training=training, eps=eps)
+        np.testing.assert_allclose(got.numpy(), ref.numpy(), rtol=1e-12)
 
 
 @pytest.mark.parity

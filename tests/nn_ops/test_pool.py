@@ -1,11 +1,12 @@
 """Pooling beyond the op table (``op_db_pool.py`` holds the loop references, every option's
 samples, gradchecks, parity and torch's error messages): NaN and -inf rules with indices, an
 empty adaptive output, the kernels' serial and parallel builds, concurrency, ties, empty
-batches, NUMBA_DISABLE_JIT."""
+batches and channels, windows that see only padding, NUMBA_DISABLE_JIT."""
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -123,7 +124,83 @@ def test_empty_batch(backend):
     assert tuple(x.grad.shape) == (0, 2, 4, 4)
 
 
+_ADAPTIVE = [f"adaptive_{kind}_pool{n}d" for n in (1, 2, 3) for kind in ("avg", "max")]
+
+
+@pytest.mark.parametrize("name", _ADAPTIVE)
+def test_adaptive_pools_of_no_channels_unbatched(backend, name):
+    n = int(name[-2])
+    x = _t(np.zeros((0,) + (4,) * n), backend, True)
+    y = getattr(lucid.nn.functional, name)(x, 2)
+    assert tuple(y.shape) == (0,) + (2,) * n
+    y.sum().backward()
+    assert tuple(x.grad.shape) == (0,) + (4,) * n
+
+
+def test_adaptive_pools_of_no_channels_batched(backend):
+    """torch's average pool checks only the spatial dims (its backward refuses the empty
+    channels); its max pool refuses them at once, the 1-D one under its own name."""
+    F = lucid.nn.functional
+    x = _t(np.zeros((2, 0, 4, 4)), backend, True)
+    y = F.adaptive_avg_pool2d(x, 2)
+    assert tuple(y.shape) == (2, 0, 2, 2)
+    with pytest.raises(RuntimeError, match=re.escape(
+            "adaptive_avg_pool2d_backward(): Expected grad_output to have non-zero size for "
+            "non-batch dimensions, but grad_output has sizes [2, 0, 2, 2] with dimension 1 "
+            "being empty")):
+        y.sum().backward()
+    with pytest.raises(RuntimeError, match=re.escape(
+            "adaptive_max_pool2d(): Expected input to have non-zero size for non-batch "
+            "dimensions, but input has sizes [2, 0, 4, 4] with dimension 1 being empty")):
+        F.adaptive_max_pool2d(x, 2)
+    with pytest.raises(RuntimeError, match=re.escape(
+            "adaptive_max_pool1d(): Expected input to have non-zero size for non-batch "
+            "dimensions, but input has sizes [4, 0] with dimension 1 being empty")):
+        F.adaptive_max_pool1d(_t(np.zeros((4, 0)), backend), 2)
+
+
+@pytest.mark.parametrize(("name", "shape", "kw"), [
+    ("max_pool1d", (1, 1, 1), {"kernel_size": 2, "padding": 1, "dilation": 2}),
+    ("max_pool2d", (1, 1, 1, 3), {"kernel_size": 2, "stride": 1, "padding": 1, "dilation": 2}),
+    ("max_pool3d", (1, 1, 3, 1, 3), {"kernel_size": 2, "padding": 1, "dilation": 2}),
+])
+def test_max_pool_window_only_in_padding_is_refused(backend, name, shape, kw):
+    """A window whose dilated taps all fall in the padding: torch returns -inf and its
+    backward writes outside the input; every lucid device refuses it in the forward."""
+    x = _t(np.ones(shape), backend, True)
+    with pytest.raises(ValueError, match="a pooling window lies entirely in the padding"):
+        getattr(lucid.nn.functional, name)(x, **kw)
+    wide = _t(np.ones(shape[:2] + (5,) * (len(shape) - 2)), backend)  # every window sees it
+    y = getattr(lucid.nn.functional, name)(wide, **kw)
+    assert (y.numpy() == 1).all()
+
+
 # ---- torch parity -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", _ADAPTIVE)
+def test_adaptive_pools_with_empty_dims_match_torch(torch, backend, name):
+    n = int(name[-2])
+    for shape in [(0,) + (4,) * n, (2, 0) + (4,) * n, (4, 0) + (4,) * (n - 1),
+                  (0, 2) + (4,) * n, (0, 0) + (4,) * n]:
+        xr = torch.zeros(shape, requires_grad=True)
+        x = _t(np.zeros(shape, np.float32), backend, True)
+        for stage in ("forward", "backward"):
+            try:
+                ref = getattr(torch.nn.functional, name)(xr, 2)
+                if stage == "backward":
+                    ref.sum().backward()
+            except RuntimeError as e:
+                with pytest.raises(RuntimeError, match=re.escape(str(e))):
+                    y = getattr(lucid.nn.functional, name)(x, 2)
+                    if stage == "backward":
+                        y.sum().backward()
+                break
+            y = getattr(lucid.nn.functional, name)(x, 2)
+            assert tuple(y.shape) == tuple(ref.shape)
+            if stage == "backward":
+                y.sum().backward()
+                assert tuple(x.grad.shape) == shape
 
 
 # ---- errors (torch's text) ----------------------------------------------------------------------
