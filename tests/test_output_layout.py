@@ -1,6 +1,7 @@
 """Ops that return new data return it row-major, as torch's do, so ``.view`` works on their
 results wherever it works in torch: softmax / log_softmax / softmin over any dim (and of a
-transposed input), cumsum / cumprod of a transposed input, topk, median, flip, and the
+transposed input), cumsum / cumprod of a transposed input, topk, median, flip, advanced
+indexing, cat / stack / constant padding of transposed inputs, pixel_unshuffle, and the
 gradients of softmax and cumsum. flip and roll return copies: writing to the input never
 changes them (torch's flip and roll copy too)."""
 
@@ -83,6 +84,43 @@ def test_values_and_strides_against_torch(torch: Any, op: str, dim: int) -> None
     a = OPS[op](lucid, lucid.tensor(X), dim)
     b = OPS[op](torch, torch.tensor(X), dim)
     np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-5, atol=1e-6)
+    assert b.is_contiguous() and a.stride() == b.stride()
+
+
+def _pad(m: Any) -> Callable:
+    return _funcs(m).pad
+
+
+OF_TRANSPOSED: dict[str, Callable] = {
+    "x[:, i]": lambda m, t: t[:, m.tensor([2, 0, 1]) if m is not lucid else
+                              lucid.tensor([2, 0, 1], device=t.device)],
+    "x[:, :, i]": lambda m, t: t[:, :, [0, 3]],
+    "x[i, :, j]": lambda m, t: t[[0, 1], :, [1, 2]],
+    "x[:, i2d]": lambda m, t: t[:, [[0, 1], [1, 2]]],
+    "cat_dim0": lambda m, t: m.cat([t.transpose(0, 2), t.transpose(0, 2)], 0),
+    "cat_dim1": lambda m, t: m.cat([t.transpose(0, 2), t.transpose(0, 2)], 1),
+    "stack": lambda m, t: m.stack([t.transpose(0, 2), t.transpose(0, 2)]),
+    "pad": lambda m, t: _pad(m)(t.transpose(0, 2), (1, 1)),
+    "roll": lambda m, t: t.transpose(0, 2).roll(1, 0),
+    "block_diag": lambda m, t: m.block_diag(t[0].t(), t[1, :2, :2]),
+    "pixel_unshuffle": lambda m, t: _funcs(m).pixel_unshuffle(t[:1, :3, :3], 3),
+}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("op", list(OF_TRANSPOSED))
+def test_new_data_is_row_major(device: str, op: str) -> None:
+    y = OF_TRANSPOSED[op](lucid, _t(X, device))
+    np.testing.assert_array_equal(y.view(-1).numpy(), y.numpy().reshape(-1))
+    if device != "gpu":
+        assert y.stride() == _row_major(tuple(y.shape))
+
+
+@pytest.mark.parametrize("op", list(OF_TRANSPOSED))
+def test_new_data_against_torch(torch: Any, op: str) -> None:
+    a = OF_TRANSPOSED[op](lucid, lucid.tensor(X))
+    b = OF_TRANSPOSED[op](torch, torch.tensor(X))
+    np.testing.assert_array_equal(a.numpy(), b.numpy())
     assert b.is_contiguous() and a.stride() == b.stride()
 
 

@@ -174,7 +174,9 @@ class GetItemAdvanced(Op):
     def forward(self, x, idx, *held):
         self.shape = x.shape
         self.saved = (idx,)
-        return self.be.getitem(x, idx)
+        out = self.be.getitem(x, idx)
+        # numpy lays out x[:, i] with the indexed dims outermost; torch returns it row-major
+        return out if self.be.is_contiguous(out) else self.be.contiguous(out)
 
     def backward(self, g):
         # scatter-add so repeated indices accumulate

@@ -99,7 +99,9 @@ class Cat(Op):
     def forward(self, *xs, axis):
         self.axis = axis
         self.sizes = [x.shape[axis] for x in xs]
-        return self.be.concatenate(list(xs), axis)
+        out = self.be.concatenate(list(xs), axis)
+        # numpy keeps transposed inputs' layout; torch's cat answers row-major
+        return out if self.be.is_contiguous(out) else self.be.contiguous(out)
 
     def backward(self, g):
         be = self.be
@@ -121,7 +123,8 @@ class Stack(Op):
 
     def forward(self, *xs, axis):
         self.axis = axis
-        return self.be.stack(list(xs), axis)
+        out = self.be.stack(list(xs), axis)
+        return out if self.be.is_contiguous(out) else self.be.contiguous(out)
 
     def backward(self, g):
         be = self.be
@@ -276,8 +279,9 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
     d = norm_dim(dim, input.ndim)
     n = input.shape[d]
-    size = -(-n // chunks) if n else 1
-    return split(input, size, d)
+    if not n:  # torch: ``chunks`` empty pieces of an empty dim
+        return tuple(narrow(input, d, 0, 0) for _ in range(chunks))
+    return split(input, -(-n // chunks), d)
 
 
 def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
@@ -350,7 +354,8 @@ def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
 class PadConstant(Op):
     def forward(self, x, widths, value):
         self.slices = tuple(slice(lo, lo + n) for (lo, _), n in zip(widths, x.shape))
-        return self.be.pad(x, widths, value)
+        out = self.be.pad(x, widths, value)
+        return out if self.be.is_contiguous(out) else self.be.contiguous(out)
 
     def backward(self, g):
         return self.be.getitem(g, self.slices), None, None

@@ -56,7 +56,8 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     k = len(lead)
     x = _s.reshape(input, *lead, c, h // r, r, w // r, r)
     x = _s.permute(x, *range(k), k, k + 2, k + 4, k + 1, k + 3)
-    return _s.reshape(x, *lead, c * r * r, h // r, w // r)
+    # a row-major result, as torch's kernel writes it (the reshape may be a strided view)
+    return _s.contiguous(_s.reshape(x, *lead, c * r * r, h // r, w // r))
 
 
 def channel_shuffle(input: Tensor, groups: int) -> Tensor:

@@ -254,6 +254,9 @@ def trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None,
     if y.ndim == 0:
         raise IndexError(f"Dimension out of range (expected to be in range of [-1, 0], but got "
                          f"{dim})")
+    if y.shape[d] == 0:  # torch: zeros outside the graph (nothing was integrated)
+        shape = tuple(n for k, n in enumerate(y.shape) if k != d)
+        return wrap(y._be.zeros(shape, y.dtype), y._be)
     avg = (_narrow(y, d, 1, None) + _narrow(y, d, None, -1)) / 2  # type: ignore[operator]
     if x is None:
         return mul(_sum(avg, d), 1.0 if dx is None else dx)
