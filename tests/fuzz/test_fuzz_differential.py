@@ -2,7 +2,7 @@
 gradients and errors (torch when installed, else lucid's numpy reference backend) on every
 device, with no crash. See ``differential.py`` for what a program is and for long runs.
 
-``LUCID_DIFF_PROGRAMS`` sets the number of programs per device (default 250 on "cpu", a
+``LUCID_DIFF_PROGRAMS`` sets the number of programs per device (default 400 on "cpu", a
 third of that elsewhere); ``LUCID_DIFF_START`` the first seed. A failure prints each finding
 shrunk to a minimal program with the command that replays it.
 """
@@ -23,7 +23,7 @@ from opinfo import OpInfo, unary_samples
 
 import lucid
 
-COUNT = int(os.environ.get("LUCID_DIFF_PROGRAMS", "250"))
+COUNT = int(os.environ.get("LUCID_DIFF_PROGRAMS", "400"))
 START = int(os.environ.get("LUCID_DIFF_START", "0"))
 FAIL = dfz.BAD + ("crash", "hang", "fuzzer_error")
 
