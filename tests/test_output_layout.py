@@ -143,3 +143,29 @@ def test_softmax_values_unchanged_by_the_copy() -> None:
     x = lucid.tensor(X)
     want = np.exp(X) / np.exp(X).sum(0, keepdims=True)
     np.testing.assert_allclose(F.softmax(x, 0).numpy(), want, rtol=1e-5)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("make", [
+    lambda x: x.topk(2, 1), lambda x: x.topk(2, 0, largest=False), lambda x: x.median(1),
+    lambda x: x.median(0, keepdim=True),
+], ids=["topk", "topk_smallest", "median", "median_keepdim"])
+def test_row_major_indices_are_the_ones_backward_reads(device: str, make: Callable) -> None:
+    """The indices returned are those the values were gathered through: editing them in
+    place is caught at backward, as in torch."""
+    x = _t(X[0], device, requires_grad=True)
+    values, indices = make(x)
+    assert indices.stride() == _row_major(tuple(indices.shape)) or device == "gpu"
+    indices.fill_(0)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        values.sum().backward()
+
+
+def test_topk_and_median_values_unchanged() -> None:
+    x = lucid.tensor([[3.0, 1.0, 2.0, 5.0], [0.0, -1.0, 4.0, 4.0]])
+    v, i = x.topk(2, 1)
+    np.testing.assert_array_equal(v.numpy(), [[5.0, 3.0], [4.0, 4.0]])
+    np.testing.assert_array_equal(x.gather(1, i).numpy(), v.numpy())
+    m, j = x.median(1)
+    np.testing.assert_array_equal(m.numpy(), [2.0, 0.0])
+    np.testing.assert_array_equal(j.numpy(), [2, 0])

@@ -15,7 +15,7 @@ from ..autograd.function import Op, _device_mismatch
 from ..backend import transfer
 from ._util import cast, shape_of, sum_to, wrap
 from .creation import full
-from .shape import broadcast_tensors, contiguous, expand, reshape
+from .shape import broadcast_tensors, expand, reshape
 from .views import ViewOp, inplace
 
 _BASIC = (int, slice, type(None), type(Ellipsis))
@@ -492,11 +492,24 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     d = norm_dim(dim, input.ndim)
     if k > (input.shape[d] if input.ndim else 1) or k < 0:
         raise RuntimeError("selected index k out of range")
-    v, i = sort(input, d, descending=largest)
-    if k == (input.shape[d] if input.ndim else 1):
-        return topk_return(v, i)
-    sl = (slice(None),) * d + (slice(0, k),)
-    return topk_return(contiguous(getitem(v, sl)), contiguous(getitem(i, sl)))
+    if not input.ndim:
+        v, i = sort(input, d, descending=largest)
+        sl = (slice(None),) * d + (slice(0, k),)
+        return topk_return(getitem(v, sl), getitem(i, sl))
+    return topk_return(*sorted_range(input, d, largest, 0, k))
+
+
+def sorted_range(input: Tensor, d: int, descending: bool, start: int, stop: int
+                 ) -> tuple[Tensor, Tensor]:
+    """Places ``start:stop`` of ``input`` sorted along ``d``: (values, indices), both
+    row-major, the values gathered through the very indices returned (so an in-place edit of
+    them is caught before backward, as in torch)."""
+    be = input._be
+    _, idx = be.sort(input._data, d, descending)
+    if start or stop != input.shape[d]:
+        idx = be.contiguous(be.getitem(idx, (slice(None),) * d + (slice(start, stop),)))
+    it = wrap(be.astype(idx, _dtype.int64), be)
+    return Gather.apply(input, it, d), it
 
 
 __all__ = [

@@ -16,8 +16,7 @@ from . import select as _sel
 from ._util import cast, wrap
 from .creation import arange
 from .elementwise import maximum, minimum
-from .index import sort
-from .shape import contiguous
+from .index import sort, sorted_range
 
 __all__ = [
     "all", "amax", "amin", "any", "argmax", "argmin", "logsumexp", "max", "mean", "median",
@@ -511,7 +510,9 @@ def median(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
         raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
     if not input.ndim:
         return median_return(input.clone(), arange(1).reshape(()))  # type: ignore[attr-defined]
-    v, i = sort(input, d)
     k = (n - 1) // 2
-    sl = (slice(None),) * d + (slice(k, k + 1) if keepdim else k,)
-    return median_return(contiguous(v[sl]), contiguous(i[sl]))
+    v, i = sorted_range(input, d, False, k, k + 1)
+    if keepdim:
+        return median_return(v, i)
+    sl = (slice(None),) * d + (0,)
+    return median_return(v[sl], i[sl])
