@@ -1,8 +1,8 @@
 """Ops that return new data return it row-major, as torch's do, so ``.view`` works on their
 results wherever it works in torch: softmax / log_softmax / softmin over any dim (and of a
 transposed input), cumsum / cumprod of a transposed input, topk, median, flip, advanced
-indexing, cat / stack / constant padding of transposed inputs, pixel_unshuffle, and the
-gradients of softmax and cumsum. flip and roll return copies: writing to the input never
+indexing, cat / stack / constant padding / masked_fill of transposed inputs, pixel_unshuffle,
+and the gradients of softmax and cumsum. flip and roll return copies: writing to the input never
 changes them (torch's flip and roll copy too)."""
 
 from __future__ import annotations
@@ -104,6 +104,7 @@ OF_TRANSPOSED: dict[str, Callable] = {
     "roll": lambda m, t: t.transpose(0, 2).roll(1, 0),
     "block_diag": lambda m, t: m.block_diag(t[0].t(), t[1, :2, :2]),
     "pixel_unshuffle": lambda m, t: _funcs(m).pixel_unshuffle(t[:1, :3, :3], 3),
+    "masked_fill": lambda m, t: t.transpose(0, 2).masked_fill(t.transpose(0, 2) > 0, 2.0),
 }
 
 

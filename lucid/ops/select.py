@@ -13,6 +13,7 @@ from ..autograd.function import Op, _device_mismatch
 from ._util import broadcast_error, cast, coerce, shape_of, sum_to, wrap
 from .creation import tensor
 from .index import nonzero
+from .shape import contiguous
 
 # ---- clamp, where, cast -----------------------------------------------------------------------
 
@@ -148,7 +149,9 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
             raise RuntimeError(f"value cannot be converted to type {input.dtype.name} without "
                                "overflow")
         value = v
-    return where(mask, value, input)
+    out = where(mask, value, input)
+    # torch fills a row-major copy; where keeps a transposed input's layout
+    return out if out._be.is_contiguous(out._data) else contiguous(out)
 
 
 
