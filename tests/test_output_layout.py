@@ -105,6 +105,10 @@ OF_TRANSPOSED: dict[str, Callable] = {
     "block_diag": lambda m, t: m.block_diag(t[0].t(), t[1, :2, :2]),
     "pixel_unshuffle": lambda m, t: _funcs(m).pixel_unshuffle(t[:1, :3, :3], 3),
     "masked_fill": lambda m, t: t.transpose(0, 2).masked_fill(t.transpose(0, 2) > 0, 2.0),
+    "rot90": lambda m, t: t.transpose(0, 2).rot90(1, (0, 2)),
+    "rot90_k3": lambda m, t: t.transpose(0, 2).rot90(3, (2, 0)),
+    "rpow": lambda m, t: 2.0 ** t.transpose(0, 2).round(),  # exact powers: same bits
+    "repeat": lambda m, t: t.transpose(0, 2).repeat(1, 2, 1),
 }
 
 

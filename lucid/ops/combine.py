@@ -221,13 +221,16 @@ def rot90(input: Tensor, k: int = 1, dims: Any = (0, 1)) -> Tensor:
         raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and "
                            f"dim1 = {d1}")
     k %= 4
-    if k == 1:
-        return transpose(flip(input, [d1]), d0, d1)
     if k == 2:
         return flip(input, [d0, d1])
-    if k == 3:
-        return transpose(flip(input, [d0]), d0, d1)
-    return input.clone()
+    if k == 0:
+        return input.clone()
+    out = transpose(flip(input, [d1 if k == 1 else d0]), d0, d1)
+    # torch's flip keeps the input's layout, so a quarter turn of an input stored transposed
+    # in the plane comes back row-major (and of a row-major input, transposed)
+    if not input.is_contiguous() and transpose(input, d0, d1).is_contiguous():
+        return out.contiguous()
+    return out
 
 
 class Cdist(Op):

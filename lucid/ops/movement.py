@@ -20,7 +20,7 @@ from .shape import flatten, reshape
 class Repeat(Op):
     def forward(self, x, reps):
         self.shape, self.reps = x.shape, reps
-        return self.be.tile(x, reps)
+        return self.be.contiguous(self.be.tile(x, reps))  # a transposed input tiles transposed
 
     def backward(self, g):
         be = self.be

@@ -97,6 +97,9 @@ class Where(Op):
         return None, ga, gb
 
 
+_HALF = (_dtype.float16, _dtype.bfloat16)
+
+
 def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
     """Pick ``input`` where ``condition`` holds, else ``other``; one-argument form is
     ``nonzero(condition, as_tuple=True)``."""
@@ -108,6 +111,10 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         input = tensor(input, dtype=_dtype.result_type(input, other), device=condition.device)
     a, b = coerce(input, other)
+    if not isinstance(a, Tensor) and b.dtype in _HALF:
+        a = b._be.full((), a, b.dtype)  # numpy would widen a half dtype beside a Python float
+    elif not isinstance(b, Tensor) and a.dtype in _HALF:
+        b = a._be.full((), b, a.dtype)
     try:
         return Where.apply(condition, a, b)
     except ValueError:

@@ -86,6 +86,18 @@ def test_zero_size_forward_and_backward(dev: str) -> None:
     np.testing.assert_allclose(v.grad.numpy(), np.ones((2, 3, 2)), rtol=1e-6)
 
 
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("dt", [lucid.float16, lucid.bfloat16])
+def test_where_and_masked_fill_keep_a_half_dtype_beside_a_python_float(dev: str,
+                                                                        dt: Any) -> None:
+    x = lucid.tensor([1.0, 2.0, 3.0], dtype=dt, device=dev)
+    m = lucid.tensor([True, False, True], device=dev)
+    for y in (lucid.where(m, 0.5, x), lucid.where(m, x, 0.5), x.masked_fill(m, 0.5)):
+        assert y.dtype is dt
+    assert lucid.where(m, 0.5, x).tolist() == [0.5, 2.0, 0.5]
+    assert x.masked_fill(m, -1.5).tolist() == [-1.5, 2.0, -1.5]
+
+
 # ---- shrunk programs ----------------------------------------------------------------------------
 
 PROGRAMS: list[tuple[str, list[dict[str, Any]]]] = [
