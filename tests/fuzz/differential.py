@@ -190,13 +190,19 @@ def make_program(seed: int, device: str, reference: str | None = None,
 
 
 def _resize(v: np.ndarray, old: int, new: int) -> np.ndarray:
-    """``v`` with every dim of size ``old`` cut or cycled to ``new``; cycled float copies are
-    scaled (1.031, 1.062, ...) so no exact duplicates (ties) appear."""
+    """``v`` with every dim of size ``old`` cut or grown to ``new``. A float tensor grows its
+    last dim past the last value (ascending, so sorted boundaries stay sorted) and other dims
+    by scaled copies (1.031, 1.062, ...), so no exact duplicates (ties) appear; an integer
+    tensor grows by cycling."""
     for ax, s in enumerate(v.shape):
         if s != old:
             continue
-        idx = np.arange(new) % old
-        v = np.take(v, idx, axis=ax)
+        if v.dtype.kind == "f" and new > old and ax == v.ndim - 1:
+            last = v[..., -1:]
+            step = 0.031 * np.arange(1, new - old + 1) * (1.0 + np.abs(last))
+            v = np.concatenate([v, last + step], axis=-1)
+            continue
+        v = np.take(v, np.arange(new) % old, axis=ax)
         if v.dtype.kind == "f" and new > old:
             scale = 1.0 + 0.031 * (np.arange(new) // old)
             v = v * scale.reshape([-1 if a == ax else 1 for a in range(v.ndim)])
