@@ -71,6 +71,10 @@ def _uses_torch(item: pytest.Item) -> bool:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # NOTE: lucid installs its filter for numpy's floating-point warnings at import; pytest
+    # imported it inside a warnings context that dropped the filter on exit, so install it
+    # again where every test's context inherits it
+    lucid._quiet.configure()
     config.addinivalue_line(
         "markers", "float64: the test needs float64 (a gradcheck, say); on a gpu stream "
         "without float64 it is skipped, where every other gpu test runs in float32")
