@@ -52,7 +52,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.dirname(HERE)]
 
 import numpy as np  # noqa: E402
-from fuzz_harness import Worker, WorkerDied  # noqa: E402
+from fuzz_harness import Worker, WorkerDied, serve  # noqa: E402
 from op_db import OP_DB  # noqa: E402
 from opinfo import OpInfo, Sample, T, as_list  # noqa: E402
 
@@ -537,31 +537,23 @@ def describe(prog: dict[str, Any]) -> str:
 # ---- driving: worker loop, long runs ------------------------------------------------------------
 
 
-def worker_main() -> None:
-    """Child side: one JSON request a line (``{"prog": ...}``, ``{"shrink": ..., "kind":
-    ...}`` or ``{"lucid_only": ...}``), one JSON reply a line."""
-    reply = os.fdopen(os.dup(1), "w", buffering=1)
-    os.dup2(2, 1)
-    reply.write(json.dumps({"ready": True}) + "\n")
-    for line in sys.stdin:
-        if not line.strip():
-            continue
-        req = json.loads(line)
-        try:
-            if "lucid_only" in req:
-                prog = req["lucid_only"]
-                with warnings.catch_warnings(), np.errstate(all="ignore"):
-                    warnings.simplefilter("ignore")
-                    run(prog, Framework("lucid", prog["device"]))
-                out = {"kind": "ok", "detail": ""}
-            elif "shrink" in req:
-                small = shrink(req["shrink"], req["kind"])
-                out = {"prog": small, "text": describe(small), **check(small)}
-            else:
-                out = check(req["prog"])
-        except Exception as e:  # noqa: BLE001 - a defect of the fuzzer itself
-            out = {"kind": "fuzzer_error", "detail": f"{type(e).__name__}: {e}"}
-        reply.write(json.dumps(out) + "\n")
+def handle(req: dict[str, Any]) -> dict[str, Any]:
+    """One request of the child: ``{"prog": ...}`` (the outcome), ``{"shrink": ...,
+    "kind": ...}`` (a shrunk program) or ``{"lucid_only": ...}`` (lucid's side alone, to
+    tell whose crash a death was)."""
+    try:
+        if "lucid_only" in req:
+            prog = req["lucid_only"]
+            with warnings.catch_warnings(), np.errstate(all="ignore"):
+                warnings.simplefilter("ignore")
+                run(prog, Framework("lucid", prog["device"]))
+            return {"kind": "ok", "detail": ""}
+        if "shrink" in req:
+            small = shrink(req["shrink"], req["kind"])
+            return {"prog": small, "text": describe(small), **check(small)}
+        return check(req["prog"])
+    except Exception as e:  # noqa: BLE001 - a defect of the fuzzer itself
+        return {"kind": "fuzzer_error", "detail": f"{type(e).__name__}: {e}"}
 
 
 def programs(device: str, start: int, count: int) -> Iterable[dict[str, Any]]:
@@ -635,7 +627,7 @@ def main() -> int:
     p.add_argument("--log", help="append each finding to this file (JSON lines)")
     args = p.parse_args()
     if args.worker:
-        worker_main()
+        serve(handle)
         return 0
     if args.replay:
         prog = json.loads(args.replay)

@@ -103,6 +103,18 @@ class Worker:
         return self._read(timeout)
 
 
+def serve(handle: Any) -> None:
+    """The child's side of the protocol: a "ready" line, then one JSON reply line per JSON
+    request line read from stdin (``handle(request) -> reply``). Replies go to a private copy
+    of stdout; anything an op prints lands on stderr instead."""
+    reply = os.fdopen(os.dup(1), "w", buffering=1)
+    os.dup2(2, 1)
+    reply.write(json.dumps({"ready": True}) + "\n")
+    for line in sys.stdin:
+        if line.strip():
+            reply.write(json.dumps(handle(json.loads(line))) + "\n")
+
+
 def repro(case: dict) -> str:
     """Source or a replay command that reproduces ``case``."""
     if case.get("op") == "code":

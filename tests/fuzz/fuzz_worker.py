@@ -21,6 +21,7 @@ import warnings
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import fuzz_cases  # noqa: E402
+from fuzz_harness import serve  # noqa: E402
 
 try:
     import mlx.core as mx
@@ -46,14 +47,7 @@ def main() -> None:
     if len(sys.argv) == 3 and sys.argv[1] == "--replay":
         print(json.dumps(_run(json.loads(sys.argv[2]))))
         return
-    # Replies go to a private copy of stdout; anything an op prints lands on stderr instead.
-    reply = os.fdopen(os.dup(1), "w", buffering=1)
-    os.dup2(2, 1)
-    reply.write(json.dumps({"ready": True}) + "\n")
-    for line in sys.stdin:
-        if not line.strip():
-            continue
-        reply.write(json.dumps(_run(json.loads(line))) + "\n")
+    serve(_run)
 
 
 if __name__ == "__main__":
