@@ -1,5 +1,6 @@
 """Ops over a dim of size 0, as torch: ``chunk(n)`` of an empty dim gives ``n`` empty pieces,
-``trapezoid`` over no samples is zeros outside the graph (nothing was integrated)."""
+``trapezoid`` over no samples is zeros outside the graph (nothing was integrated), a search
+in empty sorted rows finds position 0."""
 
 from __future__ import annotations
 
@@ -65,3 +66,15 @@ def test_trapezoid_against_torch(torch: Any) -> None:
         y = m.zeros(4, 0, requires_grad=True)
         out = m.trapezoid(y)
         assert tuple(out.shape) == (4,) and not out.requires_grad
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_searchsorted_in_empty_rows(device: str) -> None:
+    seq = _zeros((2, 0), device)
+    for kw, dt in (({}, lucid.int64), ({"out_int32": True}, lucid.int32)):
+        out = lucid.searchsorted(seq, lucid.ones(2, 3, device=device), **kw)
+        assert out.dtype is dt and out.tolist() == [[0, 0, 0], [0, 0, 0]]
+    assert tuple(lucid.searchsorted(seq, _zeros((2, 0), device)).shape) == (2, 0)
+    rows = lucid.tensor([[0.0, 1.0], [2.0, 3.0]], device=device)
+    assert lucid.searchsorted(rows, lucid.tensor([[0.5, 2], [2.5, 9]], device=device)).tolist() \
+        == [[1, 2], [1, 2]]

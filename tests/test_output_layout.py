@@ -174,3 +174,26 @@ def test_topk_and_median_values_unchanged() -> None:
     m, j = x.median(1)
     np.testing.assert_array_equal(m.numpy(), [2.0, 0.0])
     np.testing.assert_array_equal(j.numpy(), [2, 0])
+
+
+REDUCTIONS: dict[str, Callable] = {
+    "sum": lambda t: t.sum(0), "sum_keepdim": lambda t: t.sum(0, keepdim=True),
+    "mean": lambda t: t.mean(0), "amax": lambda t: t.amax(0), "amin": lambda t: t.amin(1),
+    "logsumexp": lambda t: t.logsumexp(0), "prod": lambda t: t.prod(0),
+    "var": lambda t: t.var(0), "std": lambda t: t.std(0), "norm": lambda t: t.norm(dim=0),
+    "nansum": lambda t: t.nansum(0), "nanmean": lambda t: t.nanmean(0),
+    "max_values": lambda t: t.max(0)[0], "any": lambda t: (t > 0).any(0),
+}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("op", list(REDUCTIONS))
+def test_reductions_of_a_transposed_input_are_row_major(device: str, op: str) -> None:
+    x = X.astype(np.float64)
+    y = REDUCTIONS[op](_t(x, device).transpose(0, 2))
+    np.testing.assert_array_equal(y.view(-1).numpy(), y.numpy().reshape(-1))
+    ref = {"sum": x.sum(2).T, "mean": x.mean(2).T, "amax": x.max(2).T, "amin": x.min(1).T,
+           "prod": x.prod(2).T, "max_values": x.max(2).T, "nansum": x.sum(2).T,
+           "nanmean": x.mean(2).T}.get(op)
+    if ref is not None:
+        np.testing.assert_allclose(y.numpy(), ref, rtol=1e-6)

@@ -51,10 +51,15 @@ def _axes_arg(dim: Any, axis: Any) -> Any:
     return axis if dim is None else dim
 
 
+def _row_major(be: Any, a: Any) -> Any:
+    """A reduction's result as torch's: row-major (numpy's keeps a transposed input's order)."""
+    return a if be.is_contiguous(a) else be.contiguous(a)
+
+
 class Sum(Op):
     def forward(self, x, axes, keepdim, dtype):
         self.shape, self.axes, self.keepdim = x.shape, axes, keepdim
-        return self.be.sum(x, axes, keepdim, dtype)
+        return _row_major(self.be, self.be.sum(x, axes, keepdim, dtype))
 
     def backward(self, g):
         return _expand(self.be, g, self.shape, self.axes, self.keepdim)
@@ -78,7 +83,7 @@ def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = N
 class Mean(Op):
     def forward(self, x, axes, keepdim):
         self.shape, self.axes, self.keepdim = x.shape, axes, keepdim
-        return self.be.mean(x, axes, keepdim)
+        return _row_major(self.be, self.be.mean(x, axes, keepdim))
 
     def backward(self, g):
         n = _count(self.shape, self.axes)
@@ -107,7 +112,7 @@ class Var(Op):
     def forward(self, x, axes, correction, keepdim):
         self.saved = (x,)
         self.axes, self.correction, self.keepdim = axes, correction, keepdim
-        return self.be.var(x, axes, correction, keepdim)
+        return _row_major(self.be, self.be.var(x, axes, correction, keepdim))
 
     def backward(self, g):
         return _var_grad(self.be, self.saved[0], g, self.axes, self.correction, self.keepdim)
@@ -128,7 +133,7 @@ class Std(Op):
 
     def forward(self, x, axes, correction, keepdim):
         be = self.be
-        y = be.sqrt(be.var(x, axes, correction, keepdim))
+        y = _row_major(be, be.sqrt(be.var(x, axes, correction, keepdim)))
         self.saved = (x, y)
         self.axes, self.correction, self.keepdim = axes, correction, keepdim
         return y
@@ -216,7 +221,7 @@ class AMax(Op):
 
     def forward(self, x, axes, keepdim, name=None):
         _check_reducible(name or self.fn, x.shape, axes)
-        out = getattr(self.be, self.fn)(x, axes, keepdim)
+        out = _row_major(self.be, getattr(self.be, self.fn)(x, axes, keepdim))
         self.saved = (x, out)
         self.axes, self.keepdim = axes, keepdim
         return out
@@ -326,7 +331,7 @@ class Prod(Op):
     def forward(self, x, dim, keepdim):
         self.saved = (x,)
         self.dim, self.keepdim = dim, keepdim
-        return self.be.prod(x, dim, keepdim)
+        return _row_major(self.be, self.be.prod(x, dim, keepdim))
 
     def backward(self, g):
         be = self.be
@@ -376,7 +381,8 @@ class LogSumExp(Op):
             out = be.add(be.log(be.sum(be.exp(be.sub(x, m)), axes, True)), m)
         self.saved = (x, out)
         self.axes, self.keepdim = axes, keepdim
-        return out if keepdim else be.squeeze(out, axes if axes is not None else None)
+        out = out if keepdim else be.squeeze(out, axes if axes is not None else None)
+        return _row_major(be, out)
 
     def composite(self, ins):
         x = ins[0]
@@ -424,7 +430,7 @@ def pnorm(be: Any, x: Any, p: float, axes: Any = None, keepdim: bool = False) ->
 
 class Norm(Op):
     def forward(self, x, p, axes, keepdim):
-        out = pnorm(self.be, x, p, axes, keepdim)
+        out = _row_major(self.be, pnorm(self.be, x, p, axes, keepdim))
         self.saved = (x, out)
         self.p, self.axes, self.keepdim = p, axes, keepdim
         return out
@@ -479,12 +485,12 @@ def norms(tensors: list[Tensor], p: float = 2.0) -> Tensor | None:
 
 def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001
     be = input._be
-    return wrap(be.all(input._data, norm_dims(dim, input.ndim), keepdim), be)
+    return wrap(_row_major(be, be.all(input._data, norm_dims(dim, input.ndim), keepdim)), be)
 
 
 def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001
     be = input._be
-    return wrap(be.any(input._data, norm_dims(dim, input.ndim), keepdim), be)
+    return wrap(_row_major(be, be.any(input._data, norm_dims(dim, input.ndim), keepdim)), be)
 
 
 median_return = namedtuple("median_return", ["values", "indices"])

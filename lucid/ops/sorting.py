@@ -9,6 +9,7 @@ elements of their input, so their values carry gradients (a ``gather`` at the in
 
 from __future__ import annotations
 
+import math
 from collections import namedtuple
 from typing import Any
 
@@ -195,8 +196,8 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
     if seq.ndim == 1:
         out = np.searchsorted(seq, vals, side=how, sorter=order)
     else:
-        s2 = seq.reshape(-1, seq.shape[-1])
-        v2 = vals.reshape(s2.shape[0], -1)
+        s2 = seq.reshape(math.prod(seq.shape[:-1]), seq.shape[-1])
+        v2 = vals.reshape(s2.shape[0], math.prod(vals.shape[seq.ndim - 1:]))
         o2 = None if order is None else order.reshape(s2.shape)
         out = np.stack([np.searchsorted(s2[i], v2[i], side=how,
                                         sorter=None if o2 is None else o2[i])
