@@ -154,3 +154,20 @@ def test_maximum_minimum_gradient_at_nan_reaches_both_sides(device: str) -> None
 def test_maximum_minimum_at_nan_matches_torch(torch: Any) -> None:
     theirs = _max_min_at_nan(torch, lambda v: torch.tensor(v, requires_grad=True))
     assert theirs == [[3.0, 3.0, 1.0], [3.0, 3.0, 2.0]]
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_full_max_and_min_share_the_gradient_among_nans(dev: str) -> None:
+    """x.max() / x.min() of a tensor holding NaN: torch's gradient goes to the NaNs, shared
+    evenly; amax() over everything gives NaN everywhere; without NaN, ties share as before."""
+    nan = float("nan")
+    for fn in (lambda t: t.max(), lambda t: t.min()):
+        x = _t([[1.0, nan, 3.0], [nan, 0.0, 2.0]], dev).requires_grad_()
+        fn(x).backward()
+        assert x.grad.tolist() == [[0.0, 0.5, 0.0], [0.5, 0.0, 0.0]]
+    x = _t([[1.0, nan], [0.0, 2.0]], dev).requires_grad_()
+    x.amax().backward()
+    assert np.isnan(x.grad.numpy()).all()
+    y = _t([[1.0, 5.0], [5.0, 0.0]], dev).requires_grad_()
+    y.max().backward()
+    assert y.grad.tolist() == [[0.0, 0.5], [0.5, 0.0]]

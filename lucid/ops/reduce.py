@@ -223,14 +223,19 @@ class AMax(Op):
         _check_reducible(name or self.fn, x.shape, axes)
         out = _row_major(self.be, getattr(self.be, self.fn)(x, axes, keepdim))
         self.saved = (x, out)
-        self.axes, self.keepdim = axes, keepdim
+        self.axes, self.keepdim, self.full = axes, keepdim, name is None and axes is None
         return out
 
     def backward(self, g):
         be = self.be
         x, out = self.saved
         o = _expand(be, out, x.shape, self.axes, self.keepdim)
-        mask = be.astype(be.eq(x, o), be.dtype_of(g))
+        if self.full and be.item(be.isnan(out)):
+            # x.max() / x.min() of a tensor holding NaN: torch shares the gradient among the
+            # NaNs (amax/amin and max(dim) give NaN gradients instead)
+            mask = be.astype(be.isnan(x), be.dtype_of(g))
+        else:
+            mask = be.astype(be.eq(x, o), be.dtype_of(g))
         cnt = be.sum(mask, self.axes, True)
         return be.mul(_expand(be, g, x.shape, self.axes, self.keepdim), be.div(mask, cnt))
 
