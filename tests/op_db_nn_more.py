@@ -220,8 +220,10 @@ def _bag_ref(idx: np.ndarray, w: np.ndarray, offsets: np.ndarray | None = None,
     if idx.ndim == 2:
         bags = [list(range(r * idx.shape[1], (r + 1) * idx.shape[1])) for r in range(len(idx))]
     else:
-        ends = list(offsets[1:]) + ([] if include_last_offset else [len(idx)])
-        bags = [list(range(s, e)) for s, e in zip(offsets, ends)]
+        # torch's last bag runs to the end of the input, whatever the last offset says
+        starts = offsets[:-1] if include_last_offset else offsets
+        ends = list(starts[1:]) + [len(idx)]
+        bags = [list(range(s, e)) for s, e in zip(starts, ends)]
     flat = idx.reshape(-1)
     psw = None if per_sample_weights is None else per_sample_weights.reshape(-1)
     out = np.zeros((len(bags), w.shape[1]))

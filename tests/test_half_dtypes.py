@@ -224,6 +224,22 @@ def test_simple_ops_bitwise_match_torch(torch, backend: str, op: str, name: str,
         assert np.array_equal(g, w)
 
 
+@pytest.mark.parametrize("backend", DEVICES)
+@pytest.mark.parametrize("name,npd", HALVES)
+def test_sign_of_nan_is_zero(backend: str, name: str, npd: np.dtype) -> None:
+    """torch: sign(NaN) is 0 in every float dtype (ml_dtypes' bfloat16 is no numpy "f" kind,
+    so the reference backend tests for it by name)."""
+    x = lucid.tensor([np.nan, -2.0, 0.0, 3.0], device=backend).to(getattr(lucid, name))
+    y = lucid.sign(x)
+    assert y.dtype is getattr(lucid, name)
+    np.testing.assert_array_equal(y.float().numpy(), [0.0, -1.0, 0.0, 1.0])
+    # the 1-norm's gradient is sign(x): 0 at a NaN, times a zero upstream gradient
+    t = lucid.tensor([[np.nan, 1.0], [2.0, -1.0]], device=backend).to(
+        getattr(lucid, name)).requires_grad_()
+    lucid.clamp(lucid.norm(t, 1, dim=1) - 100, 0, None).sum().backward()
+    np.testing.assert_array_equal(t.grad.float().numpy(), np.zeros((2, 2)))
+
+
 def test_sum_accumulates_in_float32(backend: str) -> None:
     x = lucid.ones(1000, dtype=lucid.bfloat16, device=backend)
     assert x.sum().item() == 1000.0  # bfloat16 accumulation would stop at 256

@@ -1,9 +1,11 @@
-"""tril/triu, diag/diagonal/trace, addmm, lerp, einsum: values vs PyTorch, float64 gradchecks."""
+"""tril/triu, diag/diagonal/trace, addmm, lerp, einsum: values vs PyTorch, float64 gradchecks;
+addmm with beta=0 ignores its input's values."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from devices import DEVICES
 
 import lucid
 
@@ -103,3 +105,39 @@ def test_median_all_and_indices_and_stride():
     y = lucid.tensor(a)
     y.addcmul_(y, y)
     np.testing.assert_allclose(y.numpy(), a + a * a)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NaN and inf arithmetic
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("shape", [(3, 5), (5,), (1, 5)])
+def test_addmm_with_beta_zero_ignores_the_input(device, shape):
+    """torch: at beta=0 the input's values are ignored (NaN and inf included), but its
+    gradient is still ``grad * beta`` summed to its shape, NaN where grad is not finite."""
+    inp = np.full(shape, np.nan)
+    inp.flat[0] = np.inf
+    x, m1, m2 = (lucid.tensor(a, device=device, requires_grad=True) for a in (inp, A, B))
+    y = lucid.addmm(x, m1, m2, beta=0, alpha=2.0)
+    np.testing.assert_allclose(y.detach().numpy(), 2 * A @ B, rtol=1e-12)
+    g = np.ones((3, 5))
+    g[1, 2] = np.inf
+    y.backward(lucid.tensor(g, device=device))
+    gx = (g * 0).sum(0) if len(shape) == 1 else (g * 0).sum(0, keepdims=True) \
+        if shape[0] == 1 else g * 0
+    np.testing.assert_array_equal(x.grad.numpy(), gx)
+    np.testing.assert_allclose(m1.grad.numpy(), 2 * g @ B.T, rtol=1e-12)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("beta", [0, 0.5, 1])
+def test_addmm_special_points_match_torch(torch, beta):
+    inp = np.array([[np.nan, 1.0, np.inf, 0.0, -np.inf]] * 3)
+    g = np.ones((3, 5))
+    g[0, 1], g[2, 0] = np.inf, np.nan
+    ours = [lucid.tensor(a, requires_grad=True) for a in (inp, A, B)]
+    ref = [torch.tensor(a, requires_grad=True) for a in (inp, A, B)]
+    y, r = lucid.addmm(*ours, beta=beta, alpha=2.0), torch.addmm(*ref, beta=beta, alpha=2.0)
+    np.testing.assert_allclose(y.detach().numpy(), r.detach().numpy(), rtol=1e-12)
+    y.backward(lucid.tensor(g))
+    r.backward(torch.tensor(g))
+    for a, t in zip(ours, ref):
+        np.testing.assert_allclose(a.grad.numpy(), t.grad.numpy(), rtol=1e-12)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from devices import DEVICES
 
 import lucid
 from lucid.autograd import gradcheck
@@ -154,6 +155,93 @@ def test_reductions_against_torch(torch):
     for a, b in pairs:
         assert tuple(a.shape) == tuple(b.shape)
         np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-10, equal_nan=True)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("device", DEVICES)
+def test_nan_reduction_gradients_at_nan(device):
+    """torch's nansum backward is ``grad * (x is not NaN)``: 0 at a NaN for a finite grad,
+    NaN for a non-finite one, so nanmean of an all-NaN slice (0 / 0) has NaN gradients."""
+    nan, inf = np.nan, np.inf
+    x = np.array([[nan, 1.0, 2.0], [nan, nan, nan], [1.0, 2.0, 3.0]])
+    t = lucid.tensor(x, device=device, requires_grad=True)
+    lucid.nansum(t, 1).backward(lucid.tensor([inf, 1.0, nan], device=device))
+    np.testing.assert_array_equal(t.grad.numpy(), [[nan, inf, inf], [0, 0, 0], [nan] * 3])
+    t.grad = None
+    lucid.nanmean(t, 1).sum().backward()
+    np.testing.assert_allclose(t.grad.numpy(), [[0, 0.5, 0.5], [nan] * 3, [1 / 3] * 3],
+                               rtol=1e-12)
+    t.grad = None
+    lucid.nanmean(t).backward()
+    np.testing.assert_allclose(t.grad.numpy(), np.where(np.isnan(x), 0, 0.2), rtol=1e-12)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_nan_reduction_gradients_match_torch(torch):
+    nan, inf = np.nan, np.inf
+    x = np.array([[nan, 1.0, 2.0], [nan, nan, nan], [1.0, 2.0, 3.0]])
+    for name, kw, g in [("nansum", {"dim": 1}, [inf, 1.0, nan]), ("nansum", {}, inf),
+                        ("nanmean", {"dim": 1}, [1.0, 2.0, 3.0]), ("nanmean", {"dim": 0}, 1.0),
+                        ("nanmean", {}, -1.0)]:
+        t, r = lucid.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+        y, yr = getattr(lucid, name)(t, **kw), getattr(torch, name)(r, **kw)
+        y.backward(lucid.tensor(np.broadcast_to(g, y.shape).copy()))
+        yr.backward(torch.tensor(np.broadcast_to(g, yr.shape).copy()))
+        np.testing.assert_allclose(t.grad.numpy(), r.grad.numpy(), rtol=1e-12)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("device", DEVICES)
+def test_renorm_gradient_passes_unscaled_slices_exactly(device):
+    """torch's renorm backward selects: a slice whose norm is not above maxnorm (a NaN norm
+    included) gets ``grad`` exactly, whatever its norm's gradient would hold; a scaled one
+    differentiates the scale too. The result is row-major for a transposed input."""
+    nan, inf = np.nan, np.inf
+    x = np.array([[1.0, 2.0, inf, 0.5], [0.1, 0.2, 0.3, 0.1], [nan, 1.0, 1.0, 1.0],
+                  [3.0, 0.0, 4.0, 0.0]])
+    t = lucid.tensor(x, device=device, requires_grad=True)
+    y = lucid.renorm(t, 2, 0, 1.0)
+    g = np.arange(16.0).reshape(4, 4) / 8
+    y.backward(lucid.tensor(g, device=device))
+    out, grad = y.detach().numpy(), t.grad.numpy()
+    np.testing.assert_array_equal(np.isnan(out[0]), [False, False, True, False])
+    np.testing.assert_allclose(out[1:3], x[1:3], rtol=1e-12)
+    np.testing.assert_allclose(grad[1:3], g[1:3], rtol=1e-12)  # unscaled, NaN norm included
+    assert np.isnan(grad[0]).all()
+    n = 5.0  # row 3: scale s = 1 / (n + 1e-7), d(x s) = s g - s^2 x (x . g) / n
+    s = 1 / (n + 1e-7)
+    np.testing.assert_allclose(out[3], x[3] * s, rtol=1e-12)
+    np.testing.assert_allclose(grad[3], s * g[3] - s * s * x[3] * (x[3] @ g[3]) / n,
+                               rtol=1e-10)
+    tt = lucid.tensor(x[1:].T.copy(), device=device).t()
+    r = lucid.renorm(tt, 2, 0, 0.5)
+    assert r.is_contiguous()
+    norms = np.linalg.norm(x[1:], axis=1, keepdims=True)
+    np.testing.assert_allclose(r.view(-1).numpy(), (x[1:] * np.where(
+        norms > 0.5, 0.5 / (norms + 1e-7), 1.0)).reshape(-1), rtol=1e-12)
+
+
+def test_renorm_gradcheck_and_second_derivative():
+    x = lucid.tensor(RNG.standard_normal((3, 4)) * 2, requires_grad=True)
+    for p in (1.0, 2.0, 3.0, 0.5):
+        assert gradcheck(lambda t, p=p: lucid.renorm(t, p, 1, 1.0), (x,))
+    assert lucid.autograd.gradgradcheck(lambda t: lucid.renorm(t, 2, 0, 1.0), (x,))
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("p", [1.0, 2.0, 3.0, 0.5, 1.5, np.inf])
+def test_renorm_gradient_at_special_points_matches_torch(torch, p):
+    nan, inf = np.nan, np.inf
+    x = np.array([[1.0, 2.0, inf, 0.5], [0.1, 0.2, 0.3, 0.1], [nan, 1.0, 1.0, 1.0],
+                  [0.0, 0.0, 0.0, 0.0], [3.0, 0.0, -4.0, 0.0]])
+    g = RNG.standard_normal(x.shape)
+    for dim, maxnorm in ((0, 1.0), (1, 0.5), (0, 0.0)):
+        t, r = lucid.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+        y, yr = lucid.renorm(t, p, dim, maxnorm), torch.renorm(r, p, dim, maxnorm)
+        y.backward(lucid.tensor(g))
+        yr.backward(torch.tensor(g))
+        np.testing.assert_allclose(y.detach().numpy(), yr.detach().numpy(), rtol=1e-12)
+        np.testing.assert_allclose(t.grad.numpy(), r.grad.numpy(), rtol=1e-9, atol=1e-12)
 
 
 def test_cov_gradcheck():

@@ -227,6 +227,36 @@ def test_cdist_grads_match_torch(p: float, torch: Any) -> None:
     np.testing.assert_allclose(lb.grad.numpy(), tb.grad.numpy(), atol=1e-12)
 
 
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NaN and inf arithmetic
+@pytest.mark.parametrize("device", DEVICES)
+def test_cdist_zero_norm_propagates_nan_and_answers_row_major(device: str) -> None:
+    """p=0 counts the coordinates that differ, as torch's min(ceil(|d|), 1): a NaN
+    difference makes the distance NaN, an infinite one counts 1. A transposed x1 still gives
+    a row-major result (torch's)."""
+    nan, inf = math.nan, math.inf
+    a = np.array([[0.0, 1.0, nan], [2.0, inf, 0.0], [1.0, 1.0, 1.0]])
+    b = np.array([[0.0, 1.0, 3.0], [inf, inf, 0.0]])
+    d = lucid.cdist(lucid.tensor(a, device=device), lucid.tensor(b, device=device), 0.0)
+    np.testing.assert_array_equal(d.numpy(), [[nan, nan], [3.0, nan], [2.0, 3.0]])
+    x = np.random.default_rng(0).standard_normal((4, 3))
+    for p in (0.0, 1.0, 2.0, 3.0, math.inf):
+        r = lucid.cdist(lucid.tensor(x.T.copy(), device=device).t(),
+                        lucid.tensor(x[:2], device=device), p)
+        assert r.is_contiguous()
+        ref = np.linalg.norm(x[:, None] - x[None, :2], ord=p, axis=-1)
+        np.testing.assert_allclose(r.view(-1).numpy(), ref.reshape(-1), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_cdist_zero_norm_nan_matches_torch(torch: Any) -> None:
+    nan, inf = math.nan, math.inf
+    a = np.array([[0.0, 1.0, nan], [2.0, inf, 0.0], [1.0, 1.0, 1.0], [-inf, 0.0, 0.0]])
+    b = np.array([[0.0, 1.0, 3.0], [inf, inf, 0.0], [-inf, 0.0, 0.0]])
+    np.testing.assert_array_equal(
+        lucid.cdist(lucid.tensor(a), lucid.tensor(b), 0.0).numpy(),
+        torch.cdist(torch.tensor(a), torch.tensor(b), 0.0).numpy())
+
+
 def test_combining_shapes(torch: Any) -> None:
     assert tuple(lucid.block_diag().shape) == tuple(torch.block_diag().shape)
     assert tuple(lucid.combinations(lucid.tensor([1, 2]), r=0).shape) == \

@@ -22,7 +22,9 @@ def softmax(x: Array, axis: int, log: bool = False) -> Array:
     if log:
         return _log_softmax(x, axis)
     if x.dtype == mx.float64:  # exact float64 (see _gpu_common)
-        return exp(x - logsumexp(x, axis, True))
+        lse = logsumexp(x, axis, True)
+        # a +inf logit makes the whole row NaN, as torch's (and MLX's float32 kernel)
+        return exp(x - mx.where(lse == float("inf"), float("nan"), lse))
     return mx.softmax(x, axis=axis, precise=True)
 
 

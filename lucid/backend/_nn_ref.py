@@ -211,7 +211,9 @@ class NnReference(ActivationReference):
         if running_mean is not None:
             running_mean[...] = (1 - momentum) * running_mean + momentum * mean
             running_var[...] = (1 - momentum) * running_var + momentum * var * (m / (m - 1))
-        return y.astype(x.dtype, copy=False), mean.astype(x.dtype, copy=False), invstd
+        # row-major whatever x's layout (the ufuncs above keep it), as the kernels' results
+        return (y.astype(x.dtype, order="C", copy=False), mean.astype(x.dtype, copy=False),
+                invstd)
 
     @staticmethod
     def batch_norm_backward(x: Array, g: Array, mean: Array, invstd: Array,
@@ -243,7 +245,8 @@ class NnReference(ActivationReference):
             y = y * weight
         if bias is not None:
             y = y + bias
-        return y.astype(x.dtype, copy=False), mean.astype(x.dtype, copy=False), rstd
+        return (y.astype(x.dtype, order="C", copy=False), mean.astype(x.dtype, copy=False),
+                rstd)
 
     @staticmethod
     def layer_norm_backward(x: Array, g: Array, mean: Array, rstd: Array, weight: Array | None,

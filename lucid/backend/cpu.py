@@ -7,6 +7,7 @@ inherited numpy path, so results never depend on which path ran beyond float rou
 
 from __future__ import annotations
 
+import math
 from types import ModuleType
 from typing import Any
 
@@ -292,8 +293,13 @@ class CpuBackend(NumpyBackend):
     def cross_entropy_backward(x: Array, target: Array, lse: Array, weight: Array | None,
                                grow: Array, ignore_index: int, label_smoothing: float) -> Array:
         if x.dtype in _F:
-            return _sm.cross_entropy_backward(x, target, lse, grow, weight, ignore_index,
-                                              label_smoothing)
+            gx = _sm.cross_entropy_backward(x, target, lse, grow, weight, ignore_index,
+                                            label_smoothing)
+            if not math.isfinite(lse.sum()):  # one pass over the rows (~1 us), not over x
+                # the kernel zeroes ignored rows; torch's log-softmax backward gives them
+                # NaN where the row's log-sum-exp is not finite (a NaN or +inf logit, all -inf)
+                gx[(target == ignore_index) & ~np.isfinite(lse)] = np.nan
+            return gx
         return NumpyBackend.cross_entropy_backward(x, target, lse, weight, grow, ignore_index,
                                                    label_smoothing)
 

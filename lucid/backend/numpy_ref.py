@@ -181,7 +181,7 @@ class NumpyBackend(NnReference):
     @staticmethod
     def sign(x: Array) -> Array:
         out = np.sign(x)
-        if out.dtype.kind == "f":
+        if out.dtype.kind == "f" or out.dtype in _HALF:  # (ml_dtypes' bfloat16 is kind "V")
             out = np.where(np.isnan(out), out.dtype.type(0), out)  # torch: sign(nan) is 0
         return out
 

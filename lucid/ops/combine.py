@@ -251,8 +251,8 @@ class Cdist(Op):
         else:
             diff = be.sub(be.expand_dims(x1, -2), be.expand_dims(x2, -3))
             ad = be.abs(diff)
-            if p == 0:
-                out = be.astype(be.sum(be.ne(diff, 0), -1), be.dtype_of(x1))
+            if p == 0:  # min(ceil(|d|), 1) counts the non-zero d, with NaN for a NaN d
+                out = be.sum(be.minimum(be.ceil(ad), 1), -1)
             elif p == 1:
                 out = be.sum(ad, -1)
             elif p == 2:
@@ -261,6 +261,8 @@ class Cdist(Op):
                 out = be.max(ad, -1)
             else:
                 out = be.pow(be.sum(be.pow(ad, p), -1), 1.0 / p)
+            if not be.is_contiguous(out):  # the sums keep a transposed x1's layout
+                out = be.contiguous(out)
         self.saved = (x1, x2, out)
         return out
 

@@ -33,6 +33,7 @@ from .conv import (
     unfold,
 )
 from .movement import pad as _pad
+from .shape import contiguous
 
 __all__ = ["conv3d", "conv_transpose3d"]
 
@@ -89,7 +90,8 @@ def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: An
     w2 = weight.reshape(o, ws[1] * kd, ks[1], ks[2])
     hw_pad: Any = "same" if padding == "same" else (pads[1][0], pads[2][0])
     y = conv2d(x2, w2, bias, st[1:], hw_pad, dil[1:], groups)
-    y = y.reshape(n, od, o, y.shape[2], y.shape[3]).permute(0, 2, 1, 3, 4)
+    # back to (N, O, oD, oH, oW), row-major as torch's
+    y = contiguous(y.reshape(n, od, o, y.shape[2], y.shape[3]).permute(0, 2, 1, 3, 4))
     return y.squeeze(0) if unbatched else y
 
 

@@ -1,7 +1,7 @@
 """``embedding_bag``: sums, means or maxima of bags of embedding rows without materialising
 the per-bag lookups one by one. The rows are looked up once with ``embedding`` (so the
-gradient, ``max_norm`` and ``scale_grad_by_freq`` are its); bags are reduced with a constant
-(bags, positions) matrix for sum / mean and a padded gather for max."""
+gradient, ``max_norm`` and ``scale_grad_by_freq`` are its); bags are reduced with a segment
+sum (``BagSum``) for sum / mean and a padded gather for max."""
 
 from __future__ import annotations
 
@@ -9,15 +9,27 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor, _make
+from ..autograd.function import Op
 from . import elementwise as _e
 from . import index as _i
 from . import reduce as _r
 from . import select as _sel
 from . import shape as _s
 from .embedding import embedding
-from .matmul import matmul
 
 __all__ = ["embedding_bag"]
+
+
+class BagSum(Op):
+    """(positions, D) rows summed into (bags, D) by each row's bag index; a row's gradient
+    is its bag's."""
+
+    def forward(self, rows, bag, nb):
+        self.saved = (bag,)
+        return self.be.index_add((nb, rows.shape[1]), bag, rows)
+
+    def backward(self, g):
+        return self.be.take(g, self.saved[0], 0), None, None
 
 
 def _const(a: np.ndarray, like: Tensor) -> Tensor:
@@ -52,7 +64,8 @@ def _bags(input: Tensor, offsets: Tensor | None, include_last_offset: bool
                            f"got offsets[-1] of {off[-1]}")
     if (np.diff(off) < 0).any():
         raise RuntimeError("embedding_bag: offsets must be non-decreasing")
-    bounds = off if include_last_offset else np.append(off, idx.size)
+    # torch's last bag runs to the end of the input, whatever the last offset says
+    bounds = np.append(off[:-1] if include_last_offset else off, idx.size)
     return idx, bounds
 
 
@@ -107,27 +120,38 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
     rows = embedding(flat, weight, None, max_norm, norm_type, scale_grad_by_freq)  # (L, D)
     if per_sample_weights is not None:
         rows = _e.mul(rows, _s.unsqueeze(_s.reshape(per_sample_weights, -1), 1))
-    keep = np.ones(idx.size, dtype=bool) if padding_idx is None else idx != padding_idx
     nb = len(bounds) - 1
-    pos = np.arange(idx.size)
-    member = (pos[None, :] >= bounds[:-1, None]) & (pos[None, :] < bounds[1:, None]) & keep
-    counts = member.sum(1)
-    if mode != "max":
-        m = member.astype(weight.dtype.np)
-        if mode == "mean":
-            m /= np.maximum(counts, 1)[:, None]
-        return matmul(_const(m, weight), rows)
+    # each position's bag (a repeated bound is an empty bag: the last one of equal bounds
+    # holds the position); positions past the last bound and padding entries in none
+    bag = np.searchsorted(bounds, np.arange(idx.size), side="right") - 1
+    inside = bag < nb if padding_idx is None else (bag < nb) & (idx != padding_idx)
+    pos = np.flatnonzero(inside)
+    bag = bag[pos]
+    counts = np.bincount(bag, minlength=nb)
+    if pos.size != idx.size:
+        rows = _i.index_select(rows, 0, _const(pos, weight))
+    if mode != "max":  # a segment sum: a NaN row reaches its own bag only (torch's)
+        out = BagSum.apply(rows, weight._be.from_numpy(bag), nb)
+        if mode == "mean":  # the sum over the bag's size, 0 for an empty bag
+            out = _e.div(out, _const(np.maximum(counts, 1)[:, None].astype(rows.dtype.np),
+                                     weight))
+        return out
     width = max(int(counts.max(initial=0)), 1)
+    slot = np.arange(pos.size) - np.concatenate(([0], np.cumsum(counts)))[bag]
     slots = np.zeros((nb, width), dtype=np.int64)
     filled = np.zeros((nb, width), dtype=bool)
-    for b in range(nb):
-        where = np.flatnonzero(member[b])
-        slots[b, :where.size] = where
-        filled[b, :where.size] = True
+    slots[bag, slot] = np.arange(pos.size)
+    filled[bag, slot] = True
     vals = _s.reshape(_i.index_select(rows, 0, _const(slots.reshape(-1), weight)),
                       nb, width, weight.shape[1])
-    vals = _sel.where(_const(filled[:, :, None], weight), vals, -np.inf)
-    out = _r.amax(vals, 1)
+    # torch takes a bag's first row, then a row only where it is greater: a NaN counts as
+    # the first row only, so later NaNs are dropped like the padding slots
+    later = _const((np.arange(width) > 0)[None, :, None], weight)
+    drop = _sel.logical_or(_const(~filled[:, :, None], weight),
+                           _sel.logical_and(_sel.isnan(vals), later))
+    vals = _sel.where(drop, -np.inf, vals)
+    # max(dim) routes each gradient to its bag's maximum alone, as torch's max_indices
+    out = _r.max(vals, 1)[0]
     return _sel.where(_const((counts > 0)[:, None], weight), out, 0.0)
 
 

@@ -15,6 +15,7 @@ from . import elementwise as _e
 from . import index as _i
 from . import select as _sel
 from . import shape as _s
+from ._util import cast
 from .matmul import matmul
 
 __all__ = ["affine_grid", "grid_sample"]
@@ -217,7 +218,8 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
         assert flat is not None and valid is not None
         index = _s.expand(_s.unsqueeze(flat.long(), 1), n, c, m)  # type: ignore[attr-defined]
         vals = _i.gather(flat_in, 2, index)
-        scale = _sel.where(valid, 1.0 if weight is None else weight, 0.0)
+        # (a mask of the input's dtype: two Python numbers would make a default-float one)
+        scale = cast(valid, input.dtype) if weight is None else _sel.where(valid, weight, 0.0)
         term = _e.mul(vals, _s.unsqueeze(scale, 1))
         out = term if out is None else _e.add(out, term)
     assert out is not None

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._tensor import Tensor
+from ..autograd.function import Op
 from . import _autocast as _ac
 from .creation import arange, zeros
 from .elementwise import add, mul, sub
@@ -108,8 +109,28 @@ def trace(input: Tensor) -> Tensor:
     return _sum(diagonal(input))
 
 
+class Ignored(Op):
+    """Zeros of the input's shape whose gradient is ``grad * 0``: the ``beta * input`` term
+    of the BLAS-style ops at ``beta == 0``, where torch ignores the input's values (NaN and
+    inf included) but still scales its gradient by beta."""
+
+    def forward(self, x):
+        return self.be.zeros(x.shape, self.be.dtype_of(x))
+
+    def backward(self, g):
+        return self.be.mul(g, 0)
+
+
+def scaled_input(input: Tensor, beta: Any) -> Tensor:
+    """The ``beta * input`` term of addmm and its kin, as torch computes it."""
+    if beta == 1:
+        return input
+    return Ignored.apply(input) if beta == 0 else mul(input, beta)
+
+
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
-    """``beta * input + alpha * (mat1 @ mat2)``.
+    """``beta * input + alpha * (mat1 @ mat2)``; with ``beta=0`` the values of ``input`` are
+    ignored (NaN and inf included), as in torch.
 
     Example::
 
@@ -120,7 +141,7 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: An
     prod = matmul(mat1, mat2)
     if alpha != 1:
         prod = mul(prod, alpha)
-    return add(input if beta == 1 else mul(input, beta), prod)
+    return add(scaled_input(input, beta), prod)
 
 
 def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:

@@ -189,6 +189,12 @@ def _host_ints(t: Tensor) -> np.ndarray:
     return np.asarray(t.numpy()).astype(np.int64)  # type: ignore[attr-defined]
 
 
+def _positive(z: Tensor) -> Tensor:
+    """The hinge ``z if z > 0 else 0`` of torch's multi-margin kernels: a NaN term counts 0
+    (value and gradient), where ``clamp`` would pass it on."""
+    return _sel.where(_sel.gt(z, 0), z, 0.0)
+
+
 def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0,
                       weight: Tensor | None = None, size_average: bool | None = None,
                       reduce: bool | None = None, reduction: str = "mean") -> Tensor:
@@ -217,7 +223,7 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
     be = input._be
     yt = _make(be.from_numpy(y.reshape(n, 1)), be, False, None)
     xy = _i.gather(x, 1, yt)
-    z = _sel.clamp(_e.add(_e.sub(x, xy), margin), 0, None)
+    z = _positive(_e.add(_e.sub(x, xy), margin))
     if p == 2:
         z = _e.mul(z, z)
     others = _make(be.from_numpy(np.arange(c)[None, :] != y[:, None]), be, False, None)
@@ -258,7 +264,7 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: bool | N
     mask = _make(be.from_numpy(pair), be, False, None)
     x = _s.reshape(input, n, c)
     diff = _e.sub(_s.unsqueeze(x, 2), _s.unsqueeze(x, 1))  # x[j] - x[k]
-    z = _sel.where(mask, _sel.clamp(_e.sub(1.0, diff), 0, None), 0.0)
+    z = _sel.where(mask, _positive(_e.sub(1.0, diff)), 0.0)
     loss = _e.div(_r.sum(z, (1, 2)), c)
     if input.ndim < 2:
         loss = _s.reshape(loss, ())

@@ -278,10 +278,13 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
             f"bilinear(): input sizes do not match the weight: input1 {list(input1.shape)}, "
             f"input2 {list(input2.shape)}, weight {list(weight.shape)}")
     lead = tuple(input1.shape[:-1])
-    x1 = _s.reshape(input1, -1, i1)
-    x2 = _s.reshape(input2, -1, 1, i2)
+    n = 1
+    for s in lead:
+        n *= s
+    x1 = _s.reshape(input1, n, i1)  # explicit sizes: any of them may be 0
+    x2 = _s.reshape(input2, n, 1, i2)
     w = _s.reshape(_s.permute(weight, 1, 0, 2), i1, o * i2)
-    t = _s.reshape(_matmul(x1, w), -1, o, i2)
+    t = _s.reshape(_matmul(x1, w), n, o, i2)
     y = _r.sum(_e.mul(t, x2), -1)
     if bias is not None:
         y = _e.add(y, bias)

@@ -22,6 +22,7 @@ from . import elementwise as _e
 from . import reduce as _r
 from . import select as _sel
 from ._util import cast
+from .shape import contiguous
 
 __all__ = ["batch_norm", "layer_norm", "group_norm", "instance_norm", "rms_norm", "normalize"]
 
@@ -224,8 +225,9 @@ def _batch_norm_eval(input: Tensor, running_mean: Tensor | None, running_var: Te
     shift = _e.neg(_e.mul(rm, scale))
     if bias is not None:
         shift = _e.add(shift, bias)
-    return _e.add(_e.mul(input, _channel_view(scale, input.ndim)),
-                  _channel_view(shift, input.ndim))
+    # row-major whatever the input's layout, as torch's
+    return contiguous(_e.add(_e.mul(input, _channel_view(scale, input.ndim)),
+                             _channel_view(shift, input.ndim)))
 
 
 def _norm_shape(normalized_shape: Any) -> tuple[int, ...]:
@@ -364,7 +366,7 @@ def rms_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,
     dims = tuple(range(input.ndim - k, input.ndim))
     ms = _r.mean(_e.mul(input, input), dims, keepdim=True)
     y = _e.mul(input, _e.rsqrt(_e.add(ms, eps)))
-    return y if weight is None else _e.mul(y, weight)
+    return contiguous(y if weight is None else _e.mul(y, weight))  # row-major, as torch's
 
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,

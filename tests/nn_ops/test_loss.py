@@ -72,7 +72,8 @@ def test_zero_total_weight_mean_gradients(backend, loss):
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NaN and inf arithmetic
 def test_cross_entropy_rows_with_nonfinite_logits(backend):
     """A row whose maximum is not finite (+inf, NaN, all -inf) scores NaN, as torch's
-    log-softmax makes it; an ignored row scores 0 whatever its logits."""
+    log-softmax makes it; an ignored row scores 0 whatever its logits (its gradient is NaN
+    there)."""
     inf, nan = np.inf, np.nan
     x = np.array([[inf, 1.0, 0.0], [nan, 1.0, 0.0], [-inf, -inf, -inf], [inf, inf, 0.0],
                   [0.5, 1.0, 2.0]])
@@ -93,6 +94,17 @@ def test_cross_entropy_rows_with_nonfinite_logits(backend):
     g = xt.grad.numpy()
     assert np.isnan(g[:4]).all()
     np.testing.assert_allclose(g[4], np.exp(x[4] - _lse(x[4])) - [0, 1, 0], rtol=1e-12)
+    # an ignored row's gradient is NaN too where its log-sum-exp is not finite (torch's
+    # log-softmax backward multiplies its NaN row by 0); a -inf beside finite logits is 0
+    rows = np.concatenate([x, [[-inf, 1.0, 0.0]]])
+    xt = _t(rows, backend, True)
+    for ls in (0.0, 0.1):
+        xt.grad = None
+        L.cross_entropy(xt, _t([-100, -100, -100, -100, 1, -100], backend),
+                        label_smoothing=ls).backward()
+        g = xt.grad.numpy()
+        assert np.isnan(g[:4]).all() and not np.isnan(g[4:]).any()
+        np.testing.assert_array_equal(g[5], [0.0, 0.0, 0.0])
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NaN and inf arithmetic
@@ -224,10 +236,7 @@ def test_cross_entropy_nonfinite_logits_match_torch(torch, backend, reduction, l
         np.testing.assert_allclose(out.detach().numpy(), ref.detach().numpy(), rtol=1e-12)
         out.sum().backward()
         ref.sum().backward()
-        # NOTE: torch's gradient of an ignored row with non-finite logits is NaN (log-softmax's
-        # backward multiplies its NaN output by 0); the "cpu" kernel skips ignored rows (0)
-        kept = (np.asarray(t) != -100) | np.isfinite(x).all(1)
-        np.testing.assert_allclose(xt.grad.numpy()[kept], xr.grad.numpy()[kept], rtol=1e-12)
+        np.testing.assert_allclose(xt.grad.numpy(), xr.grad.numpy(), rtol=1e-12)
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NaN and inf arithmetic
@@ -337,3 +346,50 @@ def test_gradcheck_pos_weight(backend):
     pw = _t(rng.random(3) * 2, backend, True)
     assert gradcheck(lambda x, pw: L.binary_cross_entropy_with_logits(x, y, pos_weight=pw),
                      (x, pw))
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NaN and inf arithmetic
+def test_multi_margin_hinges_skip_nan_terms(backend):
+    """torch's multi-margin kernels add a term only ``if z > 0``: a NaN term counts 0 (value
+    and gradient), an infinite one counts, and z == 0 passes no gradient."""
+    F = lucid.nn.functional
+    nan, inf = np.nan, np.inf
+    x = np.array([[nan, 1.0, 0.5, 2.0], [0.1, inf, 0.3, -inf], [1.0, 2.0, 3.0, nan],
+                  [0.0, -0.5, 0.0, 1.0]])
+    xt = _t(x, backend, True)
+    y = F.multi_margin_loss(xt, _t([1, 0, 2, 0], backend), margin=0.5, reduction="none")
+    np.testing.assert_allclose(y.detach().numpy(), [(0.0 + 1.5) / 4, inf, 0.0, 2.0 / 4])
+    y.sum().backward()
+    np.testing.assert_allclose(xt.grad.numpy(), [[0, -0.25, 0, 0.25], [-0.5, 0.25, 0.25, 0],
+                                                 [0, 0, 0, 0], [-0.5, 0, 0.25, 0.25]])
+    xt.grad = None
+    y = F.multilabel_margin_loss(xt, _t([[1, -1, 0, 0], [0, 2, -1, 0], [3, -1, 0, 0],
+                                         [0, -1, 0, 0]], backend), reduction="none")
+    np.testing.assert_allclose(y.detach().numpy(), [(0.5 + 2.0) / 4, inf, 0.0, 3.5 / 4])
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("p", [1, 2])
+def test_multi_margin_non_finite_match_torch(torch, backend, p):
+    nan, inf = np.nan, np.inf
+    x = np.array([[nan, 1.0, 0.5, 2.0], [0.1, inf, 0.3, -inf], [1.0, 2.0, 3.0, nan],
+                  [0.0, -0.6, 0.0, 1.0]])
+    w = np.array([1.0, 2.0, 3.0, 4.0])
+    xt, xr = _t(x, backend, True), torch.tensor(x, requires_grad=True)
+    F, TF = lucid.nn.functional, torch.nn.functional
+    y = F.multi_margin_loss(xt, _t([1, 0, 2, 0], backend), p=p, margin=0.6,
+                            weight=_t(w, backend), reduction="sum")
+    r = TF.multi_margin_loss(xr, torch.tensor([1, 0, 2, 0]), p=p, margin=0.6,
+                             weight=torch.tensor(w), reduction="sum")
+    np.testing.assert_allclose(y.item(), r.item(), rtol=1e-12)
+    y.backward()
+    r.backward()
+    np.testing.assert_allclose(xt.grad.numpy(), xr.grad.numpy(), rtol=1e-12)
+    t = [[1, -1, 0, 0], [0, 2, -1, 0], [3, -1, 0, 0], [0, 1, 2, 3]]
+    xt.grad, xr.grad = None, None
+    y = F.multilabel_margin_loss(xt, _t(t, backend), reduction="none")
+    r = TF.multilabel_margin_loss(xr, torch.tensor(t), reduction="none")
+    np.testing.assert_allclose(y.detach().numpy(), r.detach().numpy(), rtol=1e-12)
+    y.sum().backward()
+    r.sum().backward()
+    np.testing.assert_allclose(xt.grad.numpy(), xr.grad.numpy(), rtol=1e-12)

@@ -307,6 +307,103 @@ def test_normalize_p2_parity_with_zero_rows_and_second_derivatives(torch, backen
 # ---- kernels: both builds, layouts --------------------------------------------------------------
 
 
+def _transposed(a, backend, dtype=None):
+    """``a`` stored with its last two dims swapped: a transposed view, not row-major."""
+    return lucid.tensor(a.swapaxes(-1, -2).copy(), device=backend, dtype=dtype).transpose(-1, -2)
+
+
+def _rms(x, w, eps=1e-6):
+    return x / np.sqrt((x * x).mean(-1, keepdims=True) + eps) * w
+
+
+# (name, call, numpy reference, dtype): inputs x (4, 3, 5), c (3,) and l (5,)
+_ROW_MAJOR = [
+    ("batch_norm_eval", lambda x, c, l: N.batch_norm(x, c[0], c[1].abs(), c[2], c[3]),
+     lambda x, c, l: (x - c[0][:, None]) / np.sqrt(np.abs(c[1])[:, None] + 1e-5)
+     * c[2][:, None] + c[3][:, None], None),
+    ("rms_norm", lambda x, c, l: N.rms_norm(x, (5,), l, eps=1e-6),
+     lambda x, c, l: _rms(x, l), None),
+    ("rms_norm_no_weight", lambda x, c, l: N.rms_norm(x, (5,), eps=1e-6),
+     lambda x, c, l: _rms(x, 1.0), None),
+    ("layer_norm_half", lambda x, c, l: N.layer_norm(x, (5,), l),
+     lambda x, c, l: (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True)
+                                                               + 1e-5) * l, "float16"),
+    ("batch_norm_train_half", lambda x, c, l: N.batch_norm(x, None, None, c[2], None, True),
+     lambda x, c, l: (x - x.mean((0, 2), keepdims=True)) / np.sqrt(
+         x.var((0, 2), keepdims=True) + 1e-5) * c[2][:, None], "float16"),
+]
+
+
+@pytest.mark.parametrize(("name", "call", "ref", "dtype"), _ROW_MAJOR,
+                         ids=[c[0] for c in _ROW_MAJOR])
+def test_norms_of_a_transposed_input_answer_row_major(backend, name, call, ref, dtype):
+    """torch writes a norm's result row-major whatever the input's layout, so ``view``
+    works on it (eval batch norm and rms_norm are composed of elementwise ops, and the
+    reference backend's fused norms of numpy ufuncs, which keep the input's layout)."""
+    rng = np.random.default_rng(3)
+    xa = rng.standard_normal((4, 3, 5))
+    ca = [rng.standard_normal(3) for _ in range(4)]
+    la = rng.standard_normal(5)
+    d = None if dtype is None else getattr(lucid, dtype)
+    if d is not None:  # the reference sees the values the half dtype holds
+        xa, ca, la = (np.asarray(a, np.float16).astype(np.float64) for a in (xa, ca, la))
+    y = call(_transposed(xa, backend, d), [_t(a, backend).to(d or lucid.float64) for a in ca],
+             _t(la, backend).to(d or lucid.float64))
+    assert y.is_contiguous() and y.dtype is (d or lucid.float64)
+    tol = 1e-10 if d is None else 2e-2
+    np.testing.assert_allclose(y.view(-1).to(lucid.float64).numpy(), ref(xa, ca, la).reshape(-1),
+                               rtol=tol, atol=tol)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize(("name", "call", "ref", "dtype"), _ROW_MAJOR,
+                         ids=[c[0] for c in _ROW_MAJOR])
+def test_norms_of_a_transposed_input_match_torch_layout(torch, backend, name, call, ref, dtype):
+    rng = np.random.default_rng(4)
+    xa = rng.standard_normal((4, 3, 5))
+    ca = [rng.standard_normal(3) for _ in range(4)]
+    la = rng.standard_normal(5)
+    F = torch.nn.functional
+    td = getattr(torch, dtype or "float64")
+    xt = torch.tensor(xa.swapaxes(-1, -2).copy(), dtype=td).transpose(-1, -2)
+    ct, lt = [torch.tensor(a, dtype=td) for a in ca], torch.tensor(la, dtype=td)
+    tref = {"batch_norm_eval": lambda: F.batch_norm(xt, ct[0], ct[1].abs(), ct[2], ct[3]),
+            "rms_norm": lambda: F.rms_norm(xt, (5,), lt, 1e-6),
+            "rms_norm_no_weight": lambda: F.rms_norm(xt, (5,), None, 1e-6),
+            "layer_norm_half": lambda: F.layer_norm(xt, (5,), lt),
+            "batch_norm_train_half": lambda: F.batch_norm(xt, None, None, ct[2], None,
+                                                          True)}[name]()
+    d = getattr(lucid, dtype or "float64")
+    y = call(_transposed(xa, backend, d), [_t(a, backend).to(d) for a in ca],
+             _t(la, backend).to(d))
+    assert y.is_contiguous() == tref.is_contiguous() is True
+    tol = 1e-10 if dtype is None else 2e-2
+    np.testing.assert_allclose(y.to(lucid.float64).numpy(), tref.double().numpy(), rtol=tol,
+                               atol=tol)
+
+
+@pytest.mark.parametrize("training", [False, True])
+def test_batch_norm_with_a_strided_weight(backend, training):
+    """A strided weight (every other element of a buffer) gives the gradients of its
+    contiguous copy (torch 2.13's backward reads such a weight as if contiguous)."""
+    rng = np.random.default_rng(5)
+    x, buf, b = rng.standard_normal((4, 3)), rng.standard_normal(6), rng.standard_normal(3)
+    g = rng.standard_normal((4, 3))
+    grads = []
+    for strided in (True, False):
+        xt = _t(x, backend, True)
+        w = _t(buf, backend)[::2] if strided else _t(buf[::2].copy(), backend)
+        w.requires_grad_()
+        y = N.batch_norm(xt, _t(np.zeros(3), backend), _t(np.ones(3), backend), w,
+                         _t(b, backend), training)
+        y.backward(_t(g, backend))
+        grads.append((y.detach().numpy(), xt.grad.numpy(), w.grad.numpy()))
+    for a, c in zip(*grads):
+        np.testing.assert_allclose(a, c, rtol=1e-12, atol=1e-14)
+    if not training:  # y = x / sqrt(1 + eps) * w + b
+        np.testing.assert_allclose(grads[0][1], g * buf[::2] / np.sqrt(1 + 1e-5), rtol=1e-12)
+
+
 @pytest.fixture(params=["serial", "parallel"])
 def build(request, monkeypatch):
     par = request.param == "parallel"

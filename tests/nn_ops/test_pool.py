@@ -203,6 +203,60 @@ def test_adaptive_pools_with_empty_dims_match_torch(torch, backend, name):
                 assert tuple(x.grad.shape) == shape
 
 
+# (name, input shape, output size, pooled dims): outputs of all ones, empty windows included
+_GLOBAL = [("adaptive_avg_pool2d", (1, 2, 5, 0), 1, 2),
+           ("adaptive_avg_pool2d", (3, 0, 4), (1, 1), 2),
+           ("adaptive_avg_pool2d", (1, 2, 1, 0), (None, 1), 2),
+           ("adaptive_avg_pool2d", (2, 3, 4, 5), 1, 2), ("adaptive_avg_pool2d", (3, 4), 1, 2),
+           ("adaptive_avg_pool2d", (2, 1, 3, 4, 5), 1, 2),
+           ("adaptive_avg_pool1d", (2, 3, 0), 1, 1),
+           ("adaptive_avg_pool3d", (1, 2, 3, 4, 0), 1, 3),
+           ("adaptive_avg_pool3d", (2, 3, 4, 5), (1, 1, 1), 3)]
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # the mean of an empty window
+@pytest.mark.parametrize(("name", "shape", "size", "k"), _GLOBAL)
+def test_adaptive_avg_pool_to_ones_is_the_mean(backend, name, shape, size, k):
+    """torch: an adaptive average pool to an output of all ones is the mean over the pooled
+    dims (keepdim) and checks nothing else, so an empty window averages to NaN and a 2-D or
+    5-D input pools with an int size."""
+    a = np.random.default_rng(0).standard_normal(shape)
+    x = _t(a, backend, True)
+    y = getattr(lucid.nn.functional, name)(x, size)
+    ref = a.mean(tuple(range(len(shape) - k, len(shape))), keepdims=True)
+    np.testing.assert_allclose(y.detach().numpy(), ref, rtol=1e-12)
+    y.sum().backward()
+    count = int(np.prod(shape[len(shape) - k:]))
+    np.testing.assert_allclose(x.grad.numpy(), np.full(shape, 1 / max(count, 1)), rtol=1e-12)
+
+
+_TO_ONES = [("adaptive_avg_pool2d", (1, 2, 5, 0)), ("adaptive_avg_pool2d", (3, 0, 4)),
+            ("adaptive_avg_pool2d", (3, 4)), ("adaptive_avg_pool2d", (5,)),
+            ("adaptive_avg_pool3d", (1, 2, 3, 4, 0)), ("adaptive_max_pool2d", (1, 2, 5, 0))]
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize(("name", "shape", "size"), [
+    *((n, s, size) for n, s in _TO_ONES for size in [1, 2, (1, 1), (None, 1), (1, None)]),
+    ("adaptive_avg_pool1d", (2, 3, 0), 1), ("adaptive_avg_pool1d", (2, 3, 0), 2)])
+def test_adaptive_pools_to_ones_match_torch(torch, backend, name, shape, size):
+    if isinstance(size, tuple) and name.endswith("3d"):
+        size = size + (1,)
+    a = np.random.default_rng(1).standard_normal(shape)
+    xr, x = torch.tensor(a, requires_grad=True), _t(a, backend, True)
+    try:
+        ref = getattr(torch.nn.functional, name)(xr, size)
+    except (RuntimeError, ValueError, IndexError) as e:
+        with pytest.raises(type(e)):
+            getattr(lucid.nn.functional, name)(x, size)
+        return
+    y = getattr(lucid.nn.functional, name)(x, size)
+    np.testing.assert_allclose(y.detach().numpy(), ref.detach().numpy(), rtol=1e-12)
+    y.sum().backward()
+    ref.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), xr.grad.numpy(), rtol=1e-12)
+
+
 # ---- errors (torch's text) ----------------------------------------------------------------------
 
 
