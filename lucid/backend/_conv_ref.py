@@ -223,7 +223,8 @@ def _avg_back(gy: np.ndarray, rows: np.ndarray, cols: np.ndarray, div: np.ndarra
         return np.zeros((n, c, h, w), gy.dtype)
     zero = np.zeros((1, 1, h, w), gy.dtype)
     _, valid, flat = _gather(zero, rows, cols, 0.0)
-    share = (gy / div)[..., None] * valid  # (N, C, OH, OW, K)
+    # (N, C, OH, OW, K); a tap outside the window adds nothing, not 0 * a NaN gradient
+    share = np.where(valid, (gy / div)[..., None], gy.dtype.type(0))
     dx = np.zeros((n * c, h * w), gy.dtype)
     planes = np.arange(n * c)[:, None, None, None]
     np.add.at(dx, (planes, flat[None]), share.reshape(n * c, *share.shape[2:]))

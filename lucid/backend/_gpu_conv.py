@@ -320,7 +320,9 @@ def _avg_back(gy: Array, rows: np.ndarray, cols: np.ndarray, div: np.ndarray,
     if gy.size == 0:
         return mx.zeros((n, c, h, w), gy.dtype)
     flat, valid = window_table(h, w, rows, cols)
-    share = (gy / mx.array(div, gy.dtype))[..., None] * mx.array(valid, gy.dtype)
+    # a tap outside the window adds nothing, not 0 * a NaN gradient
+    share = mx.where(mx.array(valid.astype(bool)), (gy / mx.array(div, gy.dtype))[..., None],
+                     mx.array(0, gy.dtype))
     return _scatter(share, flat, input_shape)
 
 

@@ -162,6 +162,9 @@ PROGRAMS: list[tuple[str, list[dict[str, Any]]]] = [
          "link": True}]),
     ("embedding_bag_last_bag_to_the_end", [
         {"op": "embedding_bag", "sample": 3, "mut": [3, 2], "lay": None, "link": False}]),
+    ("adaptive_avg_pool3d_nan_gradient_stays_in_its_windows", [
+        {"op": "adaptive_avg_pool3d", "sample": 2, "mut": None, "lay": [None], "link": False},
+        {"op": "erfinv", "sample": 5, "mut": None, "lay": [None], "link": True}]),
 ]
 
 
