@@ -25,8 +25,11 @@ class BagSum(Op):
     is its bag's."""
 
     def forward(self, rows, bag, nb):
+        be = self.be
         self.saved = (bag,)
-        return self.be.index_add((nb, rows.shape[1]), bag, rows)
+        if not rows.size:  # no rows in any bag, or no columns
+            return be.zeros((nb, rows.shape[1]), be.dtype_of(rows))
+        return be.index_add((nb, rows.shape[1]), bag, rows)
 
     def backward(self, g):
         return self.be.take(g, self.saved[0], 0), None, None
@@ -124,13 +127,15 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
     # each position's bag (a repeated bound is an empty bag: the last one of equal bounds
     # holds the position); positions past the last bound and padding entries in none
     bag = np.searchsorted(bounds, np.arange(idx.size), side="right") - 1
-    inside = bag < nb if padding_idx is None else (bag < nb) & (idx != padding_idx)
+    inside = (bag >= 0) & (bag < nb)  # no offsets: no bags
+    if padding_idx is not None:
+        inside &= idx != padding_idx
     pos = np.flatnonzero(inside)
     bag = bag[pos]
     counts = np.bincount(bag, minlength=nb)
     if pos.size != idx.size:
         rows = _i.index_select(rows, 0, _const(pos, weight))
-    if mode != "max":  # a segment sum: a NaN row reaches its own bag only (torch's)
+    if mode != "max" or not pos.size:  # a segment sum: a NaN row reaches its bag only
         out = BagSum.apply(rows, weight._be.from_numpy(bag), nb)
         if mode == "mean":  # the sum over the bag's size, 0 for an empty bag
             out = _e.div(out, _const(np.maximum(counts, 1)[:, None].astype(rows.dtype.np),

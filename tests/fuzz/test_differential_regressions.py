@@ -165,6 +165,9 @@ PROGRAMS: list[tuple[str, list[dict[str, Any]]]] = [
     ("adaptive_avg_pool3d_nan_gradient_stays_in_its_windows", [
         {"op": "adaptive_avg_pool3d", "sample": 2, "mut": None, "lay": [None], "link": False},
         {"op": "erfinv", "sample": 5, "mut": None, "lay": [None], "link": True}]),
+    ("embedding_bag_no_offsets_no_columns", [
+        {"op": "embedding_bag", "sample": 1, "mut": [3, 0], "lay": [None, None, None],
+         "link": False}]),
 ]
 
 

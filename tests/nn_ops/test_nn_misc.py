@@ -135,6 +135,21 @@ def test_embedding_bag_keeps_a_nan_row_in_its_bag(backend):
         assert nan_at == ([[4, 0]] if mode == "max" else [[1, 0], [4, 0]])
 
 
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+@pytest.mark.parametrize(("idx", "offsets", "dim", "shape"), [
+    ([1, 2, 4, 5], [], 2, (0, 2)), ([], [0, 0], 2, (2, 2)), ([1, 2, 4], [0, 3], 0, (2, 0)),
+    ([], [0], 0, (1, 0))])
+def test_embedding_bag_without_bags_rows_or_columns(backend, mode, idx, offsets, dim, shape):
+    """No offsets (no bags), an empty input (every bag empty: zeros), no embedding columns:
+    zero-size results with the weight's zero gradient, as torch's."""
+    w = _t(np.arange(6.0 * dim).reshape(6, dim), backend, True)
+    y = M.embedding_bag(_t(np.asarray(idx, np.int64), backend), w,
+                        _t(np.asarray(offsets, np.int64), backend), mode=mode)
+    assert tuple(y.shape) == shape and not y.detach().numpy().any()
+    y.sum().backward()
+    np.testing.assert_array_equal(w.grad.numpy(), np.zeros((6, dim)))
+
+
 # ---- grid_sample and one_hot ----------------------------------------------------------------
 
 
