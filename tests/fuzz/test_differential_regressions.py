@@ -8,12 +8,15 @@ The replayed programs at the end are shrunk findings: they must agree with the r
 from __future__ import annotations
 
 import math
+import sys
+from collections.abc import Iterator
 from typing import Any
 
 import differential as dfz
 import numpy as np
 import pytest
 from devices import DEVICES
+from fuzz_harness import Worker
 
 import lucid
 import lucid.nn.functional as F
@@ -171,10 +174,20 @@ PROGRAMS: list[tuple[str, list[dict[str, Any]]]] = [
 ]
 
 
+@pytest.fixture(scope="module")
+def diff_worker() -> Iterator[Worker]:
+    """Programs run in a child process, as in the fuzz run: a hang or a crash fails the test
+    with a reason instead of stopping the suite."""
+    w = Worker([sys.executable, dfz.__file__, "--worker"])
+    yield w
+    w.close()
+
+
 @pytest.mark.parametrize("dev", DEVICES)
 @pytest.mark.parametrize("name,steps", PROGRAMS, ids=[p[0] for p in PROGRAMS])
-def test_program_agrees_with_reference(name: str, steps: list, dev: str) -> None:
+def test_program_agrees_with_reference(diff_worker: Worker, name: str, steps: list,
+                                       dev: str) -> None:
     prog = dfz.make_program(0, dev, dtype="float64")
     prog["steps"] = steps
-    out = dfz.check(prog)
+    out = dfz.run_isolated(diff_worker, prog, 300)
     assert out["kind"] in ("ok", "both_raise"), f"{out}\n{dfz.describe(prog)}"
