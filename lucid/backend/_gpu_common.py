@@ -48,6 +48,16 @@ def to_host(x: Any) -> np.ndarray:
     return np.array(x)
 
 
+def reducible(x: Any) -> Any:
+    """``x`` as an MLX reduction may read it.
+
+    NOTE: MLX 0.32's CPU reductions (sum, mean, all, any) can spin forever over an empty array
+    that is not row-contiguous (a transposed (3, 0)); an empty array holds no data, so a fresh
+    one of its shape is the same input.
+    """
+    return mx.zeros(x.shape, x.dtype) if x.size == 0 else x
+
+
 def detect() -> str:
     """Where MLX runs lucid's "gpu" device: "metal", "cuda" or "cpu" (MLX's CPU stream).
 

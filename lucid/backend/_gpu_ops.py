@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ._gpu_common import FLOATS, mx
+from ._gpu_common import FLOATS, mx, reducible
 
 Array = Any
 
@@ -51,6 +51,7 @@ def clip(x: Array, lo: Any, hi: Any) -> Array:
 def var(x: Array, axis: Any = None, correction: float = 1, keepdims: bool = False) -> Array:
     ax = _ax(axis)
     n = _count(x.shape, axis)
+    x = reducible(x)
     d = x - mx.mean(x, axis=ax, keepdims=True)
     return mx.divide(mx.sum(d * d, axis=ax, keepdims=keepdims), builtins.max(n - correction, 0))
 

@@ -322,26 +322,26 @@ class GpuBackend(GpuState):
             x = _cast_to(x, self.mx_dtype(dtype))
         elif x.dtype == mx.bool_:
             x = x.astype(mx.int64)
-        return mx.sum(x, axis=_ax(axis), keepdims=keepdims)
+        return mx.sum(_gc.reducible(x), axis=_ax(axis), keepdims=keepdims)
 
     @staticmethod
     def mean(x: Array, axis: Any = None, keepdims: bool = False) -> Array:
-        return mx.mean(x, axis=_ax(axis), keepdims=keepdims)
+        return mx.mean(_gc.reducible(x), axis=_ax(axis), keepdims=keepdims)
 
     @staticmethod
     def max(x: Array, axis: Any = None, keepdims: bool = False) -> Array:
-        return mx.max(x, axis=_ax(axis), keepdims=keepdims)
+        return mx.max(_gc.reducible(x), axis=_ax(axis), keepdims=keepdims)
 
     @staticmethod
     def min(x: Array, axis: Any = None, keepdims: bool = False) -> Array:
-        return mx.min(x, axis=_ax(axis), keepdims=keepdims)
+        return mx.min(_gc.reducible(x), axis=_ax(axis), keepdims=keepdims)
 
     argmax = staticmethod(_gpu_ops.argmax)
     argmin = staticmethod(_gpu_ops.argmin)
     var = staticmethod(_gpu_ops.var)
     @staticmethod
     def prod(x: Array, axis: Any = None, keepdims: bool = False) -> Array:
-        return mx.prod(x, axis=_ax(axis), keepdims=keepdims)
+        return mx.prod(_gc.reducible(x), axis=_ax(axis), keepdims=keepdims)
 
     @staticmethod
     def cumsum(x: Array, axis: int) -> Array:
@@ -353,11 +353,11 @@ class GpuBackend(GpuState):
 
     @staticmethod
     def all(x: Array, axis: Any = None, keepdims: bool = False) -> Array:
-        return mx.all(x, axis=_ax(axis), keepdims=keepdims)
+        return mx.all(_gc.reducible(x), axis=_ax(axis), keepdims=keepdims)
 
     @staticmethod
     def any(x: Array, axis: Any = None, keepdims: bool = False) -> Array:
-        return mx.any(x, axis=_ax(axis), keepdims=keepdims)
+        return mx.any(_gc.reducible(x), axis=_ax(axis), keepdims=keepdims)
 
     sort = staticmethod(_gpu_ops.sort)
     # ---- linear algebra -----------------------------------------------------------------

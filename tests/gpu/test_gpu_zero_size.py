@@ -89,3 +89,26 @@ def test_zero_size_case_matches_torch(case: str, torch: object) -> None:
         return
     assert ours["shapes"] == [list(o.shape) for o in outs]
     assert ours["grads"] == [[list(t.grad.shape), 0.0] for t in leaves]
+
+
+REDUCE_EMPTY_TRANSPOSED = """
+import lucid
+x = lucid.zeros(0, 3, dtype=lucid.float32, device="gpu").t()   # (3, 0), not row-contiguous
+for _ in range(200):
+    out = [x.sum(1), x.mean(1), x.var(1), x.std(1), x.prod(1), (x > 0).all(1), (x > 0).any(1),
+           x.nansum(1)]
+    vals = [o.tolist() for o in out]
+print(vals)
+"""
+
+
+def test_reductions_over_an_empty_transposed_dim_finish() -> None:
+    # MLX's CPU reductions could spin forever on such an input (one run in three)
+    r = subprocess.run([sys.executable, "-c", REDUCE_EMPTY_TRANSPOSED], capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 0, r.stderr[-2000:]
+    nan = float("nan")
+    got = eval(r.stdout.strip(), {"nan": nan})  # noqa: S307 - our own child's repr of lists
+    assert got[0] == [0.0] * 3 and got[4] == [1.0] * 3 and got[7] == [0.0] * 3
+    assert all(v != v for row in got[1:4] for v in row)  # mean, var, std of nothing: NaN
+    assert got[5] == [True] * 3 and got[6] == [False] * 3
