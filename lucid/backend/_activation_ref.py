@@ -18,12 +18,6 @@ def softplus_stable(be: Any, z: Any) -> Any:
     return be.add(be.maximum(z, 0), be.log1p(be.exp(be.neg(be.abs(z)))))
 
 
-def _row_major(be: Any, y: Any) -> Any:
-    """torch's log_sigmoid writes a new row-major result whatever the input's layout (the
-    other activations keep the input's); the ufuncs here keep it, so copy only then."""
-    return y if be.is_contiguous(y) else be.contiguous(y)
-
-
 def _zero(be: Any, g: Any) -> Any:
     return be.zeros_like(g)
 
@@ -40,7 +34,9 @@ FORWARD: dict[str, Callable[..., Any]] = {
     "softplus": lambda be, x, beta, threshold: be.where(
         be.gt(be.mul(x, beta), threshold), x,
         be.div(softplus_stable(be, be.mul(x, beta)), beta)),
-    "logsigmoid": lambda be, x: _row_major(be, be.neg(softplus_stable(be, be.neg(x)))),
+    # torch's log_sigmoid writes a new row-major result whatever the input's layout (the other
+    # activations keep the input's, as the ufuncs here do)
+    "logsigmoid": lambda be, x: be.contiguous(be.neg(softplus_stable(be, be.neg(x)))),
     "elu": lambda be, x, alpha, scale, iscale: be.mul(be.where(
         be.le(x, 0), be.mul(be.expm1(be.mul(be.minimum(x, 0), iscale)), alpha), x), scale),
     "hardswish": lambda be, x: be.mul(x, be.div(_clip6(be, x), 6)),

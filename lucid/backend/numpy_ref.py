@@ -91,7 +91,8 @@ class NumpyBackend(NnReference):
 
     @staticmethod
     def contiguous(x: Array) -> Array:
-        return np.ascontiguousarray(x)
+        """``x`` row-major: ``x`` itself when it already is (no copy, ~60 ns), else a copy."""
+        return x if x.flags.c_contiguous else np.ascontiguousarray(x)
 
     @staticmethod
     def is_contiguous(x: Array) -> bool:

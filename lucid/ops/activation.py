@@ -121,16 +121,15 @@ class Softmax(Op):
     def forward(self, x, axis, log):
         self.axis, self.log = axis, log
         be = self.be
-        y = be.softmax(x, axis, log)
-        if not be.is_contiguous(y):  # a kernel over another axis answers in its own layout
-            y = be.contiguous(y)
+        # a kernel over another axis answers in its own layout; torch's result is row-major
+        y = be.contiguous(be.softmax(x, axis, log))
         self.saved = (y,)
         return y
 
     def backward(self, g):
         be = self.be
         gx = be.softmax_backward(self.saved[0], g, self.axis, self.log)
-        return gx if be.is_contiguous(gx) else be.contiguous(gx)
+        return be.contiguous(gx)
 
 
 # ---- public functions --------------------------------------------------------------------------

@@ -261,8 +261,7 @@ class Cdist(Op):
                 out = be.max(ad, -1)
             else:
                 out = be.pow(be.sum(be.pow(ad, p), -1), 1.0 / p)
-            if not be.is_contiguous(out):  # the sums keep a transposed x1's layout
-                out = be.contiguous(out)
+            out = be.contiguous(out)  # the sums keep a transposed x1's layout
         self.saved = (x1, x2, out)
         return out
 

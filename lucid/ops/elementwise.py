@@ -268,10 +268,9 @@ def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001
         out = _int_pow_negative(a, b)
         if out is not None:
             return out
-    if not isinstance(a, Tensor):  # scalar ** tensor: torch answers row-major, numpy keeps
-        out = _binary(Pow, a, b)   # a transposed exponent's layout
-        return out if out._be.is_contiguous(out._data) else out.contiguous()
-    return _binary(Pow, a, b)
+    out = _binary(Pow, a, b)
+    # scalar ** tensor: torch answers row-major, numpy keeps a transposed exponent's layout
+    return out if isinstance(a, Tensor) else out.contiguous()
 
 
 def _int_pow_negative(a: Any, b: Tensor) -> Tensor | None:

@@ -124,6 +124,5 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
         raise RuntimeError("Class values must be smaller than num_classes.")
     classes = be.arange(0, num_classes, 1, _dtype.int64)
     out = be.astype(be.eq(be.expand_dims(t, -1), classes), _dtype.int64)
-    if not be.is_contiguous(out):  # a transposed index: row-major, as torch's
-        out = be.contiguous(out)
+    out = be.contiguous(out)  # a transposed index: row-major, as torch's
     return _make(out, be, False, None)

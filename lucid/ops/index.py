@@ -176,7 +176,7 @@ class GetItemAdvanced(Op):
         self.saved = (idx,)
         out = self.be.getitem(x, idx)
         # numpy lays out x[:, i] with the indexed dims outermost; torch returns it row-major
-        return out if self.be.is_contiguous(out) else self.be.contiguous(out)
+        return self.be.contiguous(out)
 
     def backward(self, g):
         # scatter-add so repeated indices accumulate

@@ -278,9 +278,7 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
             f"bilinear(): input sizes do not match the weight: input1 {list(input1.shape)}, "
             f"input2 {list(input2.shape)}, weight {list(weight.shape)}")
     lead = tuple(input1.shape[:-1])
-    n = 1
-    for s in lead:
-        n *= s
+    n = _prod(lead)
     x1 = _s.reshape(input1, n, i1)  # explicit sizes: any of them may be 0
     x2 = _s.reshape(input2, n, 1, i2)
     w = _s.reshape(_s.permute(weight, 1, 0, 2), i1, o * i2)

@@ -51,15 +51,14 @@ def _axes_arg(dim: Any, axis: Any) -> Any:
     return axis if dim is None else dim
 
 
-def _row_major(be: Any, a: Any) -> Any:
-    """A reduction's result as torch's: row-major (numpy's keeps a transposed input's order)."""
-    return a if be.is_contiguous(a) else be.contiguous(a)
+# NOTE: reductions return ``be.contiguous(...)``: torch's results are row-major, numpy's keep
+# a transposed input's axis order (a no-op when already row-major).
 
 
 class Sum(Op):
     def forward(self, x, axes, keepdim, dtype):
         self.shape, self.axes, self.keepdim = x.shape, axes, keepdim
-        return _row_major(self.be, self.be.sum(x, axes, keepdim, dtype))
+        return self.be.contiguous(self.be.sum(x, axes, keepdim, dtype))
 
     def backward(self, g):
         return _expand(self.be, g, self.shape, self.axes, self.keepdim)
@@ -83,7 +82,7 @@ def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = N
 class Mean(Op):
     def forward(self, x, axes, keepdim):
         self.shape, self.axes, self.keepdim = x.shape, axes, keepdim
-        return _row_major(self.be, self.be.mean(x, axes, keepdim))
+        return self.be.contiguous(self.be.mean(x, axes, keepdim))
 
     def backward(self, g):
         n = _count(self.shape, self.axes)
@@ -112,7 +111,7 @@ class Var(Op):
     def forward(self, x, axes, correction, keepdim):
         self.saved = (x,)
         self.axes, self.correction, self.keepdim = axes, correction, keepdim
-        return _row_major(self.be, self.be.var(x, axes, correction, keepdim))
+        return self.be.contiguous(self.be.var(x, axes, correction, keepdim))
 
     def backward(self, g):
         return _var_grad(self.be, self.saved[0], g, self.axes, self.correction, self.keepdim)
@@ -133,7 +132,7 @@ class Std(Op):
 
     def forward(self, x, axes, correction, keepdim):
         be = self.be
-        y = _row_major(be, be.sqrt(be.var(x, axes, correction, keepdim)))
+        y = be.contiguous(be.sqrt(be.var(x, axes, correction, keepdim)))
         self.saved = (x, y)
         self.axes, self.correction, self.keepdim = axes, correction, keepdim
         return y
@@ -221,7 +220,7 @@ class AMax(Op):
 
     def forward(self, x, axes, keepdim, name=None):
         _check_reducible(name or self.fn, x.shape, axes)
-        out = _row_major(self.be, getattr(self.be, self.fn)(x, axes, keepdim))
+        out = self.be.contiguous(getattr(self.be, self.fn)(x, axes, keepdim))
         self.saved = (x, out)
         self.axes, self.keepdim, self.full = axes, keepdim, name is None and axes is None
         return out
@@ -336,7 +335,7 @@ class Prod(Op):
     def forward(self, x, dim, keepdim):
         self.saved = (x,)
         self.dim, self.keepdim = dim, keepdim
-        return _row_major(self.be, self.be.prod(x, dim, keepdim))
+        return self.be.contiguous(self.be.prod(x, dim, keepdim))
 
     def backward(self, g):
         be = self.be
@@ -387,7 +386,7 @@ class LogSumExp(Op):
         self.saved = (x, out)
         self.axes, self.keepdim = axes, keepdim
         out = out if keepdim else be.squeeze(out, axes if axes is not None else None)
-        return _row_major(be, out)
+        return be.contiguous(out)
 
     def composite(self, ins):
         x = ins[0]
@@ -435,7 +434,7 @@ def pnorm(be: Any, x: Any, p: float, axes: Any = None, keepdim: bool = False) ->
 
 class Norm(Op):
     def forward(self, x, p, axes, keepdim):
-        out = _row_major(self.be, pnorm(self.be, x, p, axes, keepdim))
+        out = self.be.contiguous(pnorm(self.be, x, p, axes, keepdim))
         self.saved = (x, out)
         self.p, self.axes, self.keepdim = p, axes, keepdim
         return out
@@ -490,12 +489,12 @@ def norms(tensors: list[Tensor], p: float = 2.0) -> Tensor | None:
 
 def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001
     be = input._be
-    return wrap(_row_major(be, be.all(input._data, norm_dims(dim, input.ndim), keepdim)), be)
+    return wrap(be.contiguous(be.all(input._data, norm_dims(dim, input.ndim), keepdim)), be)
 
 
 def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001
     be = input._be
-    return wrap(_row_major(be, be.any(input._data, norm_dims(dim, input.ndim), keepdim)), be)
+    return wrap(be.contiguous(be.any(input._data, norm_dims(dim, input.ndim), keepdim)), be)
 
 
 median_return = namedtuple("median_return", ["values", "indices"])

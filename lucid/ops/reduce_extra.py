@@ -265,7 +265,7 @@ class Renorm(Op):
         inv = be.reciprocal(be.add(norm, 1e-7))
         y = be.mul(x, be.where(be.gt(norm, maxnorm), be.mul(inv, maxnorm), 1))
         self.saved = (x, norm)
-        return y if be.is_contiguous(y) else be.contiguous(y)  # row-major, as torch's
+        return be.contiguous(y)  # row-major, as torch's
 
     def backward(self, g):
         be = self.be

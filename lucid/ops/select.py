@@ -158,7 +158,7 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
         value = v
     out = where(mask, value, input)
     # torch fills a row-major copy; where keeps a transposed input's layout
-    return out if out._be.is_contiguous(out._data) else contiguous(out)
+    return contiguous(out)
 
 
 
