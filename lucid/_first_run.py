@@ -37,8 +37,18 @@ def _cores() -> int:
         return os.cpu_count() or 1
 
 
-def message(cache_dir: Path | str | None, cache_enabled: bool) -> str:
-    """The notice's text for a cache at ``cache_dir`` (enabled or not)."""
+def message(cache_dir: Path | str | None, cache_enabled: bool, background: bool = False) -> str:
+    """The notice's text for a cache at ``cache_dir`` (enabled or not); ``background``: the
+    kernels compile in a helper process while their ops run on numpy."""
+    if background:
+        return ("lucid: compiling numba kernels for this machine in a background process (once:"
+                f"\n  they are cached in {cache_dir}). Meanwhile each op whose kernel is not"
+                "\n  ready runs on numpy: the first steps are slower (a model's kernels take"
+                "\n  10-90 s of one core) and may differ from later ones by float rounding;"
+                "\n  lucid.use_deterministic_algorithms(True) waits for the compiler instead."
+                f"\n  To compile every kernel ahead of time on all {_cores()} cores, run:"
+                "  python -m lucid.kernels warmup"
+                f"\n  (set {ENV}=0 to hide this message)\n")
     head = ("lucid: compiling numba kernels for this machine (0.1-5 s each: a model's "
             "first steps\n  can take 10-60 s).")
     if cache_enabled:
@@ -64,7 +74,7 @@ def _is_lucid(dispatcher: Any) -> bool:
 
 
 def announce(cache_dir: Path | str | None, cache_enabled: bool,
-             stream: TextIO | None = None) -> bool:
+             stream: TextIO | None = None, background: bool = False) -> bool:
     """Print the notice unless already printed (or turned off); True if it was printed now."""
     with _LOCK:
         if _STATE["said"]:
@@ -75,7 +85,7 @@ def announce(cache_dir: Path | str | None, cache_enabled: bool,
         os.environ[ENV] = "0"
         try:
             out: TextIO = stream or _STATE["stream"] or sys.stderr
-            out.write(message(cache_dir, cache_enabled))
+            out.write(message(cache_dir, cache_enabled, background))
             out.flush()
         except Exception:  # NOTE: a notice must never break a computation
             return False

@@ -5,15 +5,19 @@ algorithms switch.
 Determinism: lucid's ops give the same results run after run for the same inputs, thread
 count and device. Its kernels split work into fixed chunks, reduce in a fixed order and
 scatter-add with a fixed order (numpy's ``add.at``); nothing races on a shared output.
-``use_deterministic_algorithms(True)`` therefore changes nothing and never raises; it is
-recorded so ``are_deterministic_algorithms_enabled()`` reports it, as PyTorch scripts
-expect. Results may differ between thread counts (another reduction split) and devices.
+``use_deterministic_algorithms(True)`` changes one thing and never raises: a kernel missing
+from the disk cache is compiled (by the background helper, ``lucid/_background_compile.py``)
+and loaded from the cache before its op runs, where by default its op runs on the numpy
+reference meanwhile; so a seeded run gives the same bits with a cold cache and a warm one. It is recorded so ``are_deterministic_algorithms_enabled()``
+reports it, as PyTorch scripts expect. Results may differ between thread counts (another
+reduction split) and devices.
 """
 
 from __future__ import annotations
 
 import os
 
+from . import _background_compile
 from .kernels import _threads
 
 __all__ = [
@@ -73,8 +77,9 @@ def get_num_interop_threads() -> int:
 
 def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None:
     """Ask for deterministic algorithms, as ``torch.use_deterministic_algorithms``. lucid's
-    ops are deterministic already (see this module's notes), so nothing changes; the
-    setting is recorded.
+    ops are deterministic already (see this module's notes); on a cold kernel cache each
+    kernel now compiles before its op runs instead of in the background. The setting is
+    recorded.
 
     Example::
 
@@ -85,6 +90,7 @@ def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None
         raise TypeError(f"_set_deterministic_algorithms(): argument 'mode' (position 1) must be "
                         f"bool, not {type(mode).__name__}")
     _SETTINGS.update(deterministic=mode, warn_only=bool(warn_only))
+    _background_compile.set_deterministic(mode)
 
 
 def are_deterministic_algorithms_enabled() -> bool:

@@ -33,8 +33,8 @@ from lucid import _first_run
 from lucid.kernels import _jit
 from lucid.kernels import warmup as _warmup
 
-__all__ = ["DEMO_KERNELS", "cache_path", "default_jobs", "groups", "missing", "start_method",
-           "warmup_parallel"]
+__all__ = ["DEMO_KERNELS", "cache_path", "compile_cost", "default_jobs", "groups", "missing",
+           "start_method", "warmup_parallel"]
 
 # What ``python -m lucid.demo`` compiles on its first epoch (its conv GEMMs, batch norm, ReLU,
 # 2x2 max pool, cross-entropy, Adam, row sums; serial or parallel builds by size).
@@ -76,10 +76,17 @@ def _registry_for(patterns: Sequence[str]) -> dict[str, _jit.KernelEntry]:
     return dict(_jit.REGISTRY)
 
 
+def compile_cost(name: str) -> float:
+    """Rough relative compile time of kernel ``name`` (DESIGN.md "Compile time"): kernels
+    calling BLAS 3.6-4.6 s (conv, winograd, attention, recurrent sequences: 2.5-21 s),
+    parallel builds 0.4-1.9 s, serial ones 0.1-0.8 s."""
+    if "gemm" in name or name.startswith(("winograd.", "attention.", "rnn_seq.")):
+        return 4.0
+    return 1.2 if name.endswith("[par]") else 0.5
+
+
 def _cost(names: list[str]) -> float:
-    # NOTE: rough relative compile times (DESIGN.md "Compile time"): GEMM-calling kernels
-    # 3.6-4.6 s, parallel builds 0.4-1.9 s, serial ones 0.1-0.8 s
-    return sum(4.0 if ".gemm" in n else 1.2 if n.endswith("[par]") else 0.5 for n in names)
+    return sum(compile_cost(n) for n in names)
 
 
 def groups(kernels: Iterable[str] | None = None,

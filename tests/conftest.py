@@ -11,6 +11,10 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))  # op_db / opinfo helpers
+# NOTE: kernels compile where they are called, as a test expects of the path it checks (a
+# cold cache would otherwise run early tests on the numpy reference); test_cold_start.py
+# turns the background compile on in its own processes
+os.environ.setdefault("LUCID_BACKGROUND_COMPILE", "0")
 
 from devices import BACKENDS, float64_need, gpu_backend, gpu_float64, source  # noqa: E402
 

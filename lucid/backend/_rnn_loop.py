@@ -157,18 +157,23 @@ def _hidden_weight_grads(s: Saved, dgh: Array) -> tuple[Array, Array | None]:
     hs = s.hs
     t_len, _, p = hs.shape
     g = s.w_hh.shape[0]
+    # on the kernel path the products use lucid's BLAS (MKL where it runs: kernels/blas.py);
+    # the reference path (the numpy device, or kernels still compiling) calls no kernel
+    mm = blas.gemm if s.single_blas else np.matmul
     if t_len:
         first_t = t_len - 1 if s.reverse else 0
-        # on the BLAS products use (MKL where it runs: kernels/blas.py)
         if s.reverse:
-            dw_hh = blas.gemm(dgh[:-1].reshape(-1, g).T, hs[1:].reshape(-1, p))
+            dw_hh = mm(dgh[:-1].reshape(-1, g).T, hs[1:].reshape(-1, p))
         else:
-            dw_hh = blas.gemm(dgh[1:].reshape(-1, g).T, hs[:-1].reshape(-1, p))
-        dw_hh += blas.gemm(dgh[first_t].T, s.h0)
+            dw_hh = mm(dgh[1:].reshape(-1, g).T, hs[:-1].reshape(-1, p))
+        dw_hh += mm(dgh[first_t].T, s.h0)
     else:
         dw_hh = np.zeros_like(s.w_hh)
+    if not s.has_bias:
+        return dw_hh, None
     # the column sums on both cores (1024 x 1024 float32: numpy 148 us, the kernel 61)
-    return dw_hh, (_reduce.sum(dgh.reshape(-1, g), (0,)) if s.has_bias else None)
+    rows = dgh.reshape(-1, g)
+    return dw_hh, (_reduce.sum(rows, (0,)) if s.single_blas else rows.sum(0))
 
 
 def _forward(mm: _Gemm, steps: ModuleType, mode: str, gx: Array, h0: Array, c0: Array | None,
@@ -284,5 +289,6 @@ def _backward(mm: _Gemm, steps: ModuleType, s: Saved, dy: Array) -> tuple:
     dw_hh, db_hh = _hidden_weight_grads(s, dgh)
     dw_hr = None
     if dht is not None:
-        dw_hr = blas.gemm(dht.reshape(-1, p).T, s.hraw.reshape(-1, s.hraw.shape[2]))
+        dw_hr = (blas.gemm if s.single_blas else np.matmul)(
+            dht.reshape(-1, p).T, s.hraw.reshape(-1, s.hraw.shape[2]))
     return dgx, dh, dc, dw_hh, db_hh, dw_hr

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from .._background_compile import KernelNotReady, catcher
 from .._dtype import HALF_NP
 from ..kernels import activation as _act
 from ..kernels import attention as _at
@@ -27,6 +28,7 @@ from ..kernels import rnn as _rnn_steps
 from ..kernels import rnn_seq as _rnn_seq
 from ..kernels import softmax as _sm
 from . import _cpu_optim
+from ._fallback import falls_back_to
 from ._nn_ref import draw_seed, dropout_scale_host
 from .numpy_ref import Array, NumpyBackend, _ax
 
@@ -43,12 +45,16 @@ REDUCE_MIN = 1 << 14
 EXTREMA_MIN = 1 << 19
 
 
+@catcher
 def host_dropout_scale(gen: np.random.Generator, shape: tuple[int, ...], p: float, d: Any
                        ) -> Array:
     """Dropout's multiplier as a numpy array: the kernel for float32/float64, the reference
     (same bits) for other dtypes; "gpu" uploads it."""
     seed = draw_seed(gen)
-    out = _rand.dropout_scale(shape, seed, p, d.np)
+    try:
+        out = _rand.dropout_scale(shape, seed, p, d.np)
+    except KernelNotReady:  # compiling in the background: the same bits from the reference
+        out = None
     return dropout_scale_host(shape, seed, p, d.np) if out is None else out
 
 
@@ -65,6 +71,7 @@ def _fused_unary(name: str, fallback: Any, only: np.dtype | None = None) -> stat
     return staticmethod(method)
 
 
+@falls_back_to(NumpyBackend)  # a kernel still compiling: the reference runs (_fallback.py)
 class CpuBackend(NumpyBackend):
     """numpy + lucid.kernels. Each override below names the figure that justifies it."""
 
@@ -181,7 +188,9 @@ class CpuBackend(NumpyBackend):
 
     # dropout's mask in one parallel pass (kernels/random.py): a 32x64x512 float32 mask
     # 6.7 ms through numpy's Generator.random, compare, astype and multiply
-    dropout_scale = staticmethod(host_dropout_scale)
+    def dropout_scale(self, gen: np.random.Generator, shape: tuple[int, ...], p: float,
+                      d: Any) -> Array:
+        return host_dropout_scale(gen, shape, p, d)
 
     # recurrent layers: numba step kernels and whole LSTM/GRU sequences in one call, whose
     # per-step products of small batches run in numba (kernels/rnn_seq.py and

@@ -402,8 +402,9 @@ def _loaded(disp: Any, spec: Any, dt: np.dtype) -> Any:
         disp.disable_compile(False)
         try:
             disp.compile(spec(numba.from_dtype(dt)))
-        finally:
-            disp.disable_compile(True)
+        finally:  # NOTE: a build still compiling in the background leaves compiling on
+            if disp.signatures:
+                disp.disable_compile(True)
         _READY.add((id(disp), dt))
     return disp
 

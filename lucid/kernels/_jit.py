@@ -38,9 +38,11 @@ from lucid.kernels import _threads
 _threads.configure()  # NOTE: before numba/numpy load their thread pools, if still possible
 
 import numba  # noqa: E402
+from numba.core import sigutils  # noqa: E402
 from numba.core import types as nbtypes  # noqa: E402
 from numba.core.dispatcher import Dispatcher  # noqa: E402
 
+from lucid import _background_compile as _background  # noqa: E402
 from lucid import _first_run  # noqa: E402
 
 FASTMATH: frozenset[str] = frozenset({"nsz", "arcp", "contract", "afn", "reassoc"})
@@ -160,7 +162,10 @@ def cache_enabled() -> bool:
 
 
 # a one-time stderr notice when the first lucid kernel misses the disk cache and compiles
+# (here, or in the background helper while its op runs on numpy)
 _first_run.install(cache_dir, cache_enabled)
+_background.on_first_deferral(
+    lambda waiting: _first_run.announce(cache_dir(), True, background=not waiting))
 
 # --------------------------------------------------------------------------- numba cache object
 
@@ -200,7 +205,9 @@ if FunctionCache is not None:
             self._filename_base = self.get_filename_base(fullname, getattr(sys, "abiflags", ""))
 
     class _Cache(FunctionCache):
-        def __init__(self, py_func: Callable, path: Path, tag: str) -> None:
+        def __init__(self, py_func: Callable, path: Path, tag: str, kname: str = "") -> None:
+            self._kname = kname
+            self._module = py_func.__module__
             self._name = repr(py_func)
             self._py_func = py_func
             self._impl = _Impl(py_func, _Locator(py_func, path, path.name, tag))
@@ -215,6 +222,30 @@ if FunctionCache is not None:
         # NOTE: a cache that cannot be read or written (disk full, directory removed by a
         # concurrent prune) must never fail the computation: fall back to compiling.
         def load_overload(self, sig: Any, target_context: Any) -> Any:
+            # A miss is compiled by the background helper (lucid/_background_compile.py):
+            # "defer" while the call's reference path runs, "wait" (deterministic mode) and
+            # then load what it wrote, so that a cold run executes the very code a warm run
+            # loads (numba's in-process build can round differently from its cached object
+            # code: layer norm's backward did). A "pending" kernel is not looked up again
+            # until the helper reports it.
+            mode = _background.mode() if self._kname else None
+            if mode is None:
+                return self._load(sig, target_context)
+            args = sigutils.normalize_signature(sig)[0]
+            key = (self._kname, args)
+            st = _background.state(key)
+            if st != "pending":
+                cres = self._load(sig, target_context)
+                if cres is not None or st is not None:  # loaded, or the helper gave up
+                    return cres
+            if mode == "defer":
+                _background.defer(key, self._module, self._kname, args)  # raises if caught
+                return None
+            if _background.await_compiled(key, self._module, self._kname, args):
+                return self._load(sig, target_context)
+            return None
+
+        def _load(self, sig: Any, target_context: Any) -> Any:
             try:
                 return super().load_overload(sig, target_context)
             except OSError:
@@ -287,7 +318,7 @@ def kernel(
             raise ValueError(f"kernel {kname!r} registered twice")
         disp = numba.njit(cache=False, **options)(f)
         if FunctionCache is not None and isinstance(disp, Dispatcher) and cache_enabled():
-            disp._cache = _Cache(f, cache_dir(), options_tag(options))
+            disp._cache = _Cache(f, cache_dir(), options_tag(options), kname)
         REGISTRY[kname] = KernelEntry(kname, disp, list(signatures), options)
         return _Serialized(disp) if parallel else disp
 

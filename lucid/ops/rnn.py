@@ -12,13 +12,19 @@ from typing import Any
 
 import numpy as np
 
+from .._background_compile import KernelNotReady, catcher, compiling_here
+from .._background_compile import started as background_started
 from .._tensor import Tensor
 from ..autograd.function import Op
-from ..backend import _rnn_loop
+from ..backend import _rnn_loop, get_backend
 from . import matmul as _mm
 from . import movement as _mv
 
 __all__ = ["recurrence", "gather_rows"]
+
+
+def _reference_steps(dt: Any) -> Any:
+    return get_backend("numpy").rnn_steps(dt)[0]
 
 
 class Recurrence(Op):
@@ -31,9 +37,18 @@ class Recurrence(Op):
         conv = be.to_numpy if host else _same
         arrs = [None if a is None else conv(a) for a in (gx, h0, c0, w_hh, b_hh, w_hr)]
         self.steps, seq = be.rnn_steps(arrs[0].dtype)
-        # the kernel backends also hold small per-step GEMMs to one BLAS thread
-        y, self.st = _rnn_loop.forward(self.steps, mode, *arrs, batch_sizes, reverse,
-                                       single_blas=seq is not None, seq=seq)
+        self.how = (mode, batch_sizes, reverse)
+        try:
+            # the kernel backends also hold small per-step GEMMs to one BLAS thread
+            y, self.st = _rnn_loop.forward(self.steps, mode, *arrs, batch_sizes, reverse,
+                                           single_blas=seq is not None, seq=seq)
+        except KernelNotReady:  # a step kernel still compiling: the reference steps run
+            self.steps = _reference_steps(arrs[0].dtype)
+            y, self.st = compiling_here(_rnn_loop.forward, self.steps, mode, *arrs, batch_sizes,
+                                        reverse, single_blas=False)
+        # NOTE: while kernels compile in the background, the inputs stay so that a backward
+        # whose kernels are not ready yet can replay the reference forward
+        self.replay = arrs if background_started() else None
         saved = tuple(a for a in (h0, c0, w_hh, b_hh, w_hr) if a is not None)
         out = be.from_numpy(y) if host else y
         # NOTE: without a cell, y is the state sequence the backward reads: cover it too
@@ -43,7 +58,18 @@ class Recurrence(Op):
     def backward(self, grad: Any) -> Any:
         be = self.be
         g = be.to_numpy(grad) if self.host else grad
-        grads = _rnn_loop.backward(self.steps, self.st, np.asarray(g, self.st.hs.dtype))
+        g = np.asarray(g, self.st.hs.dtype)
+        if self.replay is None:
+            grads = compiling_here(_rnn_loop.backward, self.steps, self.st, g)
+        else:
+            try:
+                grads = _rnn_loop.backward(self.steps, self.st, g)
+            except KernelNotReady:
+                ref = _reference_steps(g.dtype)
+                mode, batch_sizes, reverse = self.how
+                _, st = compiling_here(_rnn_loop.forward, ref, mode, *self.replay, batch_sizes,
+                                       reverse, single_blas=False)
+                grads = compiling_here(_rnn_loop.backward, ref, st, g)
         need = self.needs_input_grad
         out = []
         for k, d in enumerate(grads):
@@ -92,6 +118,10 @@ class Recurrence(Op):
         if st.mode != "LSTM":
             return y
         return _mv.cat([y.reshape(-1), _mv.stack(cs, 0).reshape(-1)], 0)
+
+
+catcher(Recurrence.forward)  # each falls back to the reference steps (see above)
+catcher(Recurrence.backward)
 
 
 def _same(a: Any) -> Any:
