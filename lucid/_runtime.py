@@ -8,8 +8,9 @@ scatter-add with a fixed order (numpy's ``add.at``); nothing races on a shared o
 ``use_deterministic_algorithms(True)`` changes one thing and never raises: a kernel missing
 from the disk cache is compiled (by the background helper, ``lucid/_background_compile.py``)
 and loaded from the cache before its op runs, where by default its op runs on the numpy
-reference meanwhile; so a seeded run gives the same bits with a cold cache and a warm one. It is recorded so ``are_deterministic_algorithms_enabled()``
-reports it, as PyTorch scripts expect. Results may differ between thread counts (another
+reference meanwhile; so a seeded run gives the same bits with a cold cache and a warm one.
+The setting is recorded so ``are_deterministic_algorithms_enabled()`` reports it, as PyTorch
+scripts expect. Results may differ between thread counts (another
 reduction split) and devices.
 """
 
