@@ -8,13 +8,13 @@ yields the collated batches in sampler order (``in_order=True``) or as they arri
 exception is re-raised in the main process with the worker's traceback; a worker that dies
 raises a RuntimeError; ``timeout > 0`` bounds each wait for a batch.
 
-Workers start with the "forkserver" method (the server imports lucid once; each worker then
-forks from it) or "spawn" where forkserver is missing, never plain "fork" by default: lucid's
-parallel CPU kernels run on OpenMP threads, and a process forked after they started cannot use
-OpenMP (GNU OpenMP aborts it). As with PyTorch on macOS and Windows, the data set,
-``collate_fn`` and ``worker_init_fn`` must therefore be picklable (module-level functions, no
-lambdas) and the script's entry point guarded by ``if __name__ == "__main__":``. Pass
-``multiprocessing_context="fork"`` to fork when no parallel kernel has run yet.
+Workers start as PyTorch's do: with Python's default start method ("fork" on Linux up to
+Python 3.13, so a script without an ``if __name__ == "__main__":`` guard, with lambdas and
+locally defined data sets, works; "spawn" on macOS and Windows, where those must be picklable
+and the entry point guarded), or with ``multiprocessing_context``. A forked worker runs every
+kernel's serial build and BLAS on one thread: lucid's parallel kernels run on OpenMP threads,
+which a process forked after they started cannot use (numba's "omp" layer ends such a child;
+``lucid/kernels/_threads.py``), and a data-loading worker has no cores to spare anyway.
 """
 
 from __future__ import annotations
@@ -178,11 +178,10 @@ def _worker_loop(worker_id: int, num_workers: int, seed: int, dataset: Any, iter
 def worker_context(name: Any) -> Any:
     """The multiprocessing context workers start with (see this module's docstring)."""
     if name is None:
-        if "forkserver" in mp.get_all_start_methods():
-            ctx = mp.get_context("forkserver")
-            ctx.set_forkserver_preload(["lucid"])
-            return ctx
-        return mp.get_context("spawn")
+        ctx = mp.get_context()
+        if ctx.get_start_method() == "forkserver":
+            ctx.set_forkserver_preload(["lucid"])  # the server imports lucid once
+        return ctx
     if isinstance(name, str):
         if name not in mp.get_all_start_methods():
             raise ValueError(f"multiprocessing_context option should specify a valid start "
@@ -233,7 +232,7 @@ class MultiProcessIter:
                     f"DataLoader workers start with {ctx.get_start_method()!r}, so the data "
                     "set, collate_fn and worker_init_fn must be picklable (module-level "
                     f"classes and functions, no lambdas): {e}. Use num_workers=0, or "
-                    "multiprocessing_context='fork' if no parallel kernel has run yet.") from e
+                    "multiprocessing_context='fork' where the platform has it.") from e
             self._workers.append(w)
         self._shutdown = False
         self._reset(first=True)

@@ -69,9 +69,10 @@ class DataLoader:
     With ``num_workers > 0`` batches are loaded in worker processes, as in PyTorch:
     ``worker_init_fn``, ``prefetch_factor``, ``persistent_workers``, ``timeout``,
     ``in_order`` and ``get_worker_info()`` behave as there and every worker is seeded with
-    ``base_seed + worker_id``. Workers start with "forkserver" (or "spawn"), not "fork", so
-    the data set, ``collate_fn`` and ``worker_init_fn`` must be picklable; see
-    lucid/data/_workers.py for why. ``pin_memory`` is accepted: lucid's "gpu" device
+    ``base_seed + worker_id``. Workers start with Python's default start method, as
+    PyTorch's do ("fork" on Linux: no main guard needed, lambdas work; elsewhere the data
+    set, ``collate_fn`` and ``worker_init_fn`` must be picklable); see
+    lucid/data/_workers.py. ``pin_memory`` is accepted: lucid's "gpu" device
     (MLX) shares memory with the host, so there is nothing to pin.
 
     Example::

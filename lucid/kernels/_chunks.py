@@ -13,7 +13,7 @@ from typing import Any
 
 import numba
 
-from ._threads import ONE_BLAS_THREAD, PARALLEL_LOCK, use_parallel
+from ._threads import ONE_BLAS_THREAD, PARALLEL_LOCK, forked, use_parallel
 
 __all__ = ["launch", "split"]
 
@@ -58,7 +58,7 @@ def launch(pair: tuple, nt: int, *args: object, sig: Any = None) -> None:
     """Run ``pair`` = (serial, parallel) builds of a kernel over ``nt`` chunks; with ``sig``
     (the argument types, the chunk count's included), the builds for exactly those types."""
     ser, par = pair
-    if nt == 1:
+    if nt == 1 or forked():
         _build(ser, sig)(*args, 1)
         return
     with PARALLEL_LOCK, ONE_BLAS_THREAD:

@@ -320,22 +320,44 @@ def kernel(
         if FunctionCache is not None and isinstance(disp, Dispatcher) and cache_enabled():
             disp._cache = _Cache(f, cache_dir(), options_tag(options), kname)
         REGISTRY[kname] = KernelEntry(kname, disp, list(signatures), options)
-        return _Serialized(disp) if parallel else disp
+        if not parallel:
+            _SERIAL.setdefault(f, disp)
+            return disp
+        return _Serialized(disp, kname)
 
     return deco(fn) if fn is not None else deco
 
 
+_SERIAL: dict[Callable, Any] = {}  # each function's serial build, where one is registered
+
+
 class _Serialized:
-    """A parallel kernel whose launches hold ``_threads.PARALLEL_LOCK``."""
+    """A parallel kernel whose launches hold ``_threads.PARALLEL_LOCK``. In a forked child
+    (``_threads.forked()``: a DataLoader worker) it runs its function's serial build
+    instead: the same loops on the calling thread (made on first use where none is
+    registered)."""
 
-    __slots__ = ("_disp",)
+    __slots__ = ("_disp", "_name")
 
-    def __init__(self, disp: Any) -> None:
+    def __init__(self, disp: Any, name: str) -> None:
         self._disp = disp
+        self._name = name
 
     def __call__(self, *args: Any) -> Any:
+        if _threads.forked():
+            return self.serial()(*args)
         with _threads.PARALLEL_LOCK:
             return self._disp(*args)
+
+    def serial(self) -> Any:
+        """The serial build of this kernel's function."""
+        f = self._disp.py_func
+        ser = _SERIAL.get(f)
+        if ser is None:
+            opts = dict(REGISTRY[self._name].options, parallel=False)
+            ser = _SERIAL[f] = kernel(f, name=self._name.replace("[par]", "") + "[serial]",
+                                      fastmath=opts["fastmath"] or False)
+        return ser
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._disp, name)

@@ -279,6 +279,8 @@ def parallel_threshold(kind: str = "reduce") -> float:
     ``LUCID_PARALLEL_THRESHOLD`` overrides every kind; infinite when a spinning BLAS pool could
     not be tamed (then parallel loops lose far more than they gain: 9.9 vs 1.0 ms above).
     """
+    if _STATE.get("forked"):
+        return float("inf")
     env = os.environ.get("LUCID_PARALLEL_THRESHOLD")
     if env:
         try:
@@ -299,6 +301,23 @@ def use_parallel(n: int, kind: str = "reduce") -> bool:
     if t is None:
         t = _THRESHOLD_CACHE[kind] = parallel_threshold(kind)
     return n >= t
+
+
+def _after_fork() -> None:
+    # NOTE: numba's "omp" layer ends a child forked after its pool started ("fork() called
+    # from a process already using GNU OpenMP") when it opens a parallel region: a forked
+    # process (a DataLoader worker) runs serial builds only (see _jit._Serialized)
+    _STATE["forked"] = True
+    _THRESHOLD_CACHE.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork)
+
+
+def forked() -> bool:
+    """Whether this process was forked from one running lucid (no parallel builds here)."""
+    return bool(_STATE.get("forked"))
 
 
 def reset_threshold() -> None:

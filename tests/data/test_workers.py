@@ -5,8 +5,11 @@ that wait) and an alarm fails the whole test after ``LIMIT`` seconds."""
 
 from __future__ import annotations
 
+import multiprocessing as mp
 import os
 import signal
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -178,7 +181,62 @@ def test_dead_worker_and_timeout_fail_fast(deadline):
 def test_unpicklable_collate_fn_gets_a_clear_error(deadline):
     with pytest.raises(TypeError, match="must be picklable"):
         list(DataLoader(_data(), batch_size=2, num_workers=1, collate_fn=lambda b: b,
-                        timeout=WAIT))
+                        timeout=WAIT, multiprocessing_context="spawn"))
+
+
+# a torch-style script: no main guard, a lambda collate_fn and a data set defined in the
+# script, workers forked after the parent ran parallel kernels, and items computed with ops
+# large enough for parallel builds (which a forked worker must run serially)
+SCRIPT = r"""
+import sys
+import numpy as np
+import lucid, lucid.nn as nn, lucid.nn.functional as F
+from lucid.data import DataLoader, Dataset
+
+big = lucid.randn(1 << 20)
+(big * 2 + 1).sum().item()  # parallel kernels in the parent first
+
+class Items(Dataset):
+    def __len__(self):
+        return 64
+    def __getitem__(self, i):
+        g = lucid.Generator().manual_seed(i)
+        x = lucid.randn(1 << 18, generator=g)
+        v = ((x * 0.5 + 1.0).relu().sum() / x.numel()).item()  # parallel sizes in the worker
+        return lucid.full((8,), v + i * 0.01), i % 3
+
+def run(workers):
+    lucid.manual_seed(0)
+    model = nn.Linear(8, 3)
+    opt = lucid.optim.SGD(model.parameters(), lr=0.1)
+    loader = DataLoader(Items(), batch_size=16, num_workers=workers, timeout=60,
+                        collate_fn=lambda b: (lucid.stack([x for x, _ in b]),
+                                              lucid.tensor([y for _, y in b])))
+    losses = []
+    for _ in range(2):
+        for x, y in loader:
+            opt.zero_grad()
+            loss = F.cross_entropy(model(x), y)
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+    return losses
+
+print(run(0) == run(2), run(2)[:2])
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or
+                    mp.get_start_method(allow_none=False) != "fork",
+                    reason="Python's default start method here is not fork")
+def test_forked_workers_run_a_script_without_main_guard_as_torch_does(tmp_path):
+    path = tmp_path / "train.py"
+    path.write_text(SCRIPT)
+    env = dict(os.environ, LUCID_BACKGROUND_COMPILE="0")  # the parent's kernels run at once
+    r = subprocess.run([sys.executable, str(path)], capture_output=True, text=True,
+                       timeout=LIMIT, cwd=tmp_path, env=env)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert r.stdout.startswith("True"), r.stdout
 
 
 def test_argument_errors_match_torch(torch):
