@@ -41,11 +41,11 @@ def message(cache_dir: Path | str | None, cache_enabled: bool, background: bool 
     """The notice's text for a cache at ``cache_dir`` (enabled or not); ``background``: the
     kernels compile in a helper process while their ops run on numpy."""
     if background:
-        return ("lucid: compiling numba kernels for this machine in a background process (once:"
-                f"\n  they are cached in {cache_dir}). Meanwhile each op whose kernel is not"
-                "\n  ready runs on numpy: the first steps are slower (a model's kernels take"
-                "\n  10-90 s of one core) and may differ from later ones by float rounding;"
-                "\n  lucid.use_deterministic_algorithms(True) waits for the compiler instead."
+        return ("lucid: compiling numba kernels for this machine in a background process, once"
+                f"\n  (cached in {cache_dir})."
+                "\n  Until a kernel is ready its op runs on numpy: the first minute or two of steps"
+                "\n  is slower and may differ from later steps by float rounding"
+                "\n  (lucid.use_deterministic_algorithms(True) waits for the kernels instead)."
                 f"\n  To compile every kernel ahead of time on all {_cores()} cores, run:"
                 "  python -m lucid.kernels warmup"
                 f"\n  (set {ENV}=0 to hide this message)\n")

@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 import time
+import types
 from pathlib import Path
 
 import numpy as np
@@ -197,7 +198,9 @@ def test_helper_exits_when_its_parent_closes_the_pipe() -> None:
     assert p.wait(60) == 0
 
 
-def test_deterministic_mode_waits_for_the_helper_instead_of_deferring() -> None:
+def test_deterministic_mode_and_benchmarks_wait_for_the_helper_instead_of_deferring(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delitem(sys.modules, "pytest_benchmark", raising=False)
     was = bg._STATE["enabled"]  # noqa: SLF001
     bg.set_enabled(True)
     try:
@@ -205,6 +208,8 @@ def test_deterministic_mode_waits_for_the_helper_instead_of_deferring() -> None:
         assert bg.mode() in ("wait", None)  # None: no helper can run here
         lucid.use_deterministic_algorithms(False)
         assert bg.mode() in ("defer", None)
+        monkeypatch.setitem(sys.modules, "pytest_benchmark", types.ModuleType("pb"))
+        assert bg.mode() in ("wait", None)  # a timed step never runs on numpy
     finally:
         bg.set_enabled(was)
         lucid.use_deterministic_algorithms(False)

@@ -13,7 +13,7 @@ import lucid
 import lucid.nn as nn
 import lucid.nn.functional as F
 import lucid.optim as optim
-from lucid import _first_run
+from lucid import _background_compile, _first_run
 from lucid.data import DataLoader, TensorDataset
 
 
@@ -72,7 +72,11 @@ def _is_terminal(stream: Any) -> bool:
 
 
 def _compile_ahead() -> None:
-    """On a cold kernel cache, compile the demo's kernels on every core before training."""
+    """On a cold kernel cache with the background compile off (``LUCID_BACKGROUND_COMPILE=0``,
+    deterministic mode), compile the demo's kernels on every core before training; with it
+    on, training starts at once and its kernels arrive from the background helper."""
+    if _background_compile.mode() == "defer":
+        return
     from lucid import _warmup_pool  # NOTE: loads numba and kernels: the cpu path only
 
     if _warmup_pool.default_jobs() < 2 or _warmup_pool.start_method() != "fork":
