@@ -22,7 +22,7 @@ from . import elementwise as _e
 from . import select as _s
 from .creation import arange, tensor, zeros_like
 from .index import _scatter_check, gather, scatter, scatter_add, setitem
-from .linalg import diag
+from .linalg import diag, scaled_input
 from .linalg_misc import cross as _linalg_cross
 from .matmul import bmm, mm, mv, outer
 from .movement import cat, hstack, narrow
@@ -315,11 +315,9 @@ def vdot(input: Tensor, other: Tensor) -> Tensor:
 
 
 def _scaled(beta: Any, input: Tensor, alpha: Any, prod: Tensor) -> Tensor:
-    p = prod if alpha == 1 else _e.mul(prod, alpha)
-    if beta == 0:
-        return _e.add(zeros_like(p), p) if tuple(input.shape) == tuple(p.shape) else \
-            _e.add(_e.mul(input.detach(), 0), p)
-    return _e.add(input if beta == 1 else _e.mul(input, beta), p)
+    """``beta * input + alpha * prod``; ``beta=0`` ignores ``input``'s values (NaN and inf
+    included), as torch's addmv, addr, baddbmm and addbmm do."""
+    return _e.add(scaled_input(input, beta), prod if alpha == 1 else _e.mul(prod, alpha))
 
 
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1

@@ -16,7 +16,7 @@ from ..autograd.function import Op
 from . import elementwise as _e
 from . import reduce as _r
 from . import select as _s
-from .creation import full_like, tensor, zeros_like
+from .creation import tensor, zeros_like
 from .index import gather, sort
 from .matmul import matmul
 from .reduce import pnorm
@@ -117,7 +117,12 @@ def _quantile(input: Tensor, q: Any, dim: int | None, keepdim: bool, interpolati
     shape = [1] * srt.ndim
     shape[d] = -1
     pos = _e.mul(qt.reshape(shape), _e.sub(count.to(input.dtype), 1))
-    pos = _s.clamp(pos, min=0)
+    # as torch: a slice holding NaN reads its last element (quantile), a slice of NaN only its
+    # first (nanquantile): a NaN either way (NaN sorts last), which gets the gradient
+    if ignore_nan:
+        pos = _s.clamp(pos, min=0)
+    else:
+        pos = _s.where(_r.any(_s.isnan(x), dim=d, keepdim=True), float(n - 1), pos)
     lo = _e.floor(pos)
     hi = _e.ceil(pos)
     if interpolation == "lower":
@@ -137,8 +142,6 @@ def _quantile(input: Tensor, q: Any, dim: int | None, keepdim: bool, interpolati
         out = _e.add(vlo, _e.mul(_e.sub(vhi, vlo), _e.sub(pos, lo).expand(*big)))
     else:
         out = vlo
-    nan_slice = _s.eq(count, 0) if ignore_nan else _r.any(_s.isnan(x), dim=d, keepdim=True)
-    out = _s.where(nan_slice.expand(*big), full_like(out, float("nan")), out)
     out = out.movedim(d, 0)  # quantiles first, as torch; the reduced dim is gone
     if keepdim:
         out = out.reshape((qt.shape[0],) + (1,) * input.ndim) if dim is None else \

@@ -56,6 +56,38 @@ def test_bincount_result_dtype(dev: str) -> None:
 
 
 @pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("name,shapes", [
+    ("addmv", [(1,), (3, 4), (4,)]), ("addr", [(1,), (3,), (4,)]),
+    ("baddbmm", [(1, 1), (2, 3, 4), (2, 4, 5)]), ("addbmm", [(1,), (2, 3, 4), (2, 4, 5)])])
+def test_beta_zero_ignores_a_broadcast_nan_input(dev: str, name: str, shapes: list) -> None:
+    # torch: beta=0 ignores the input's values, NaN included (it was 0 * NaN = NaN here)
+    rng = np.random.default_rng(0)
+    arrs = [np.full(shapes[0], np.nan)] + [rng.random(s) for s in shapes[1:]]
+    ts = [lucid.tensor(a, device=dev, requires_grad=True) for a in arrs]
+    out = getattr(lucid, name)(*ts, beta=0, alpha=2)
+    prod = {"addmv": lambda a, b: a @ b, "addr": np.outer,
+            "baddbmm": lambda a, b: a @ b, "addbmm": lambda a, b: (a @ b).sum(0)}[name]
+    np.testing.assert_allclose(out.detach().numpy(), 2 * prod(arrs[1], arrs[2]), rtol=1e-6)
+    out.sum().backward()
+    np.testing.assert_array_equal(ts[0].grad.numpy(), np.zeros(shapes[0]))
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_quantile_of_a_slice_with_nan_sends_its_gradient_to_a_nan(dev: str) -> None:
+    # torch reads the last sorted element of a slice holding NaN (quantile), the first of a
+    # slice of NaN only (nanquantile): the NaN result's gradient goes there, not nowhere
+    nan = float("nan")
+    y, g = _grad(lambda t: lucid.quantile(t, 0.3), np.array([1.0, nan, 3.0, 2.0]), dev)
+    assert math.isnan(float(y)) and g.tolist() == [0.0, 1.0, 0.0, 0.0]
+    _, g = _grad(lambda t: lucid.nanquantile(t, 0.7, dim=1, interpolation="lower"),
+                 np.array([[nan, nan, nan], [1.0, nan, 2.0]]), dev)
+    assert g.tolist() == [[1.0, 0.0, 0.0], [1.0, 0.0, 0.0]]
+    _, g = _grad(lambda t: lucid.quantile(t, 0.5, dim=0), np.array([[nan, 1.0], [nan, 3.0]]),
+                 dev)
+    assert g.tolist() == [[0.0, 0.5], [1.0, 0.5]]
+
+
+@pytest.mark.parametrize("dev", DEVICES)
 def test_cov_of_one_variable_is_a_scalar(dev: str) -> None:
     x = np.array([[1.0, 2.0, 4.0, 7.0]])
     c = lucid.cov(lucid.tensor(x, device=dev))
