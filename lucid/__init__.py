@@ -95,38 +95,7 @@ def is_floating_point(input: Tensor) -> bool:
     return input.dtype.is_floating_point
 
 
-def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
-             equal_nan: bool = False) -> bool:
-    """Whether all elements satisfy ``|input - other| <= atol + rtol * |other|``."""
-    return _builtins.bool(isclose(input, other, rtol, atol, equal_nan).all())
-
-
-def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
-            equal_nan: bool = False) -> Tensor:
-    """Elementwise ``|input - other| <= atol + rtol * |other|`` (equal infinities are close)."""
-    a, b = _coerce(input, other)
-    t = a if isinstance(a, Tensor) else b
-    be = t._be  # type: ignore[union-attr]
-    if isinstance(a, Tensor) and isinstance(b, Tensor) and a._be is not b._be:
-        _device_mismatch(a._be, b._be)
-    ad = a._data if isinstance(a, Tensor) else a
-    bd = b._data if isinstance(b, Tensor) else b
-    if not t.dtype.is_floating_point:  # type: ignore[union-attr]
-        ad, bd = be.astype(be.asarray(ad), float64), be.astype(be.asarray(bd), float64)
-    finite = be.logical_and(be.isfinite(ad), be.isfinite(bd))
-    af, bf = be.where(finite, ad, 0), be.where(finite, bd, 0)  # no inf - inf
-    near = be.le(be.abs(be.sub(af, bf)), be.add(be.mul(be.abs(bf), rtol), atol))
-    out = be.where(finite, near, be.eq(ad, bd))
-    if equal_nan:
-        out = be.logical_or(out, be.logical_and(be.isnan(ad), be.isnan(bd)))
-    return ops.creation._make(be.broadcast_to(out, tuple(
-        broadcast_shapes(tuple(getattr(input, "shape", ())), tuple(getattr(other, "shape", ()))))),
-        be, False, None)
-
-
-def equal(input: Tensor, other: Tensor) -> bool:
-    """True when both tensors have the same shape and elements."""
-    return tuple(input.shape) == tuple(other.shape) and _builtins.bool((input == other).all())
+from .ops.select import allclose, equal, isclose  # noqa: E402
 
 
 def broadcast_shapes(*shapes: object) -> Size:
@@ -200,4 +169,6 @@ from . import sparse  # noqa: E402
 from .sparse import layout, sparse_coo, sparse_coo_tensor, spmm, strided  # noqa: E402
 from .ops.complex import angle, conj, conj_physical, imag, is_complex, is_conj  # noqa: E402
 from .ops.complex import polar, real, resolve_conj, view_as_complex, view_as_real  # noqa: E402
+from .ops.complex import adjoint  # noqa: E402
+from .ops.index_scatter import index_reduce, select_scatter, slice_scatter  # noqa: E402
 from .ops.complex import complex  # noqa: E402,A004

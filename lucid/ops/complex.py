@@ -24,7 +24,7 @@ from .shape import broadcast_tensors
 
 __all__ = [
     "real", "imag", "conj", "conj_physical", "resolve_conj", "angle", "view_as_real",
-    "view_as_complex", "complex", "polar", "is_complex", "is_conj",
+    "view_as_complex", "complex", "polar", "is_complex", "is_conj", "adjoint",
 ]
 
 
@@ -171,6 +171,38 @@ def conj(input: Tensor) -> Tensor:
         lucid.conj(lucid.tensor([1 + 2j]))      # tensor([1.-2.j])
     """
     return Conj.apply(input) if input.dtype.is_complex else input
+
+
+def H(input: Tensor) -> Tensor:  # noqa: N802
+    """The conjugate transpose of a matrix (``tensor.H``; a 0-D tensor's conjugate)."""
+    if input.ndim == 0:
+        return conj(input)
+    if input.ndim != 2:
+        more = " For batches of matrices, consider using tensor.mH" if input.ndim > 2 else ""
+        raise RuntimeError("tensor.H is only supported on matrices (2-D tensors). Got "
+                           f"{input.ndim}-D tensor.{more}")
+    return conj(input.transpose(0, 1))  # type: ignore[attr-defined]
+
+
+def mH(input: Tensor) -> Tensor:  # noqa: N802
+    """The conjugate transpose of the last two dims (``tensor.mH``)."""
+    if input.ndim < 2:
+        raise RuntimeError("tensor.mH is only supported on matrices or batches of matrices. "
+                           f"Got {input.ndim}-D tensor.")
+    return conj(input.transpose(-2, -1))  # type: ignore[attr-defined]
+
+
+def adjoint(input: Tensor) -> Tensor:
+    """The conjugate transpose of the last two dims, as ``torch.adjoint``.
+
+    Example::
+
+        lucid.adjoint(lucid.tensor([[1 + 1j, 2.0]])).shape     # (2, 1)
+    """
+    if input.ndim < 2:
+        raise RuntimeError("tensor.adjoint() is only supported on matrices or batches of "
+                           f"matrices. Got {input.ndim}-D tensor.")
+    return conj(input.transpose(-2, -1))  # type: ignore[attr-defined]
 
 
 def conj_physical(input: Tensor) -> Tensor:

@@ -1,6 +1,7 @@
 """PyTorch's legacy tensor types and tensor facts: ``lucid.FloatTensor`` & co. (constructors
 that also work in ``isinstance``), ``Tensor.type()``, ``data_ptr``, the ``is_cpu`` /
-``is_cuda``-style flags, ``is_nonzero``, ``view_as`` and ``reshape_as``."""
+``is_cuda``-style flags, ``is_nonzero``, ``view_as`` and ``reshape_as``, the legacy
+constructor ``new``, ``get_device`` and ``dim_order``."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from .._convert import to_array
 from .._tensor import Size, Tensor, _make
 from ..backend import get_backend
 from ._util import cast
+from .creation import empty, tensor
 from .shape import reshape, view
 
 
@@ -152,6 +154,57 @@ def is_cpu(self: Tensor) -> bool:
 def is_false(self: Tensor) -> bool:
     """Always False: lucid has no such tensors (XPU, MPS, meta, sparse, quantized, nested)."""
     return False
+
+
+def new(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """The legacy constructor ``x.new(...)``: a tensor of ``x``'s dtype and device from
+    sizes (``x.new(2, 3)`` or a ``Size``: uninitialized), data (a list, tuple, array or
+    tensor) or nothing (an empty tensor).
+
+    Example::
+
+        lucid.zeros(2).new(2, 3).shape            # (2, 3)
+        lucid.zeros(2).new([1, 2])                # tensor([1., 2.])
+    """
+    dtype = kwargs.pop("dtype", None) or self.dtype
+    device = kwargs.pop("device", None) or self.device
+    if kwargs:
+        raise TypeError(f"new() got an unexpected keyword argument {next(iter(kwargs))!r}")
+    if not args:
+        return empty(0, dtype=dtype, device=device)
+    if len(args) == 1 and not isinstance(args[0], (int, np.integer, Size)):
+        data = args[0]
+        return tensor(data.detach() if isinstance(data, Tensor) else data, dtype=dtype,
+                      device=device)
+    sizes = tuple(args[0]) if len(args) == 1 and isinstance(args[0], Size) else args
+    if not all(isinstance(n, (int, np.integer)) for n in sizes):
+        raise TypeError("new(): argument 'size' must be tuple of ints, but found element of "
+                        f"type {next(type(n).__name__ for n in sizes if not isinstance(n, int))}")
+    return empty(*(int(n) for n in sizes), dtype=dtype, device=device)
+
+
+def get_device(self: Tensor) -> int:
+    """The device index: -1 for host tensors ("cpu", "numpy"), 0 on the "gpu"."""
+    return -1 if self._be.name != "gpu" else 0
+
+
+def same(self: Tensor) -> Tensor:
+    """The tensor itself: a dense tensor's ``to_dense()``, ``resolve_neg()`` (lucid keeps no
+    lazy negation bit), and ``pin_memory()`` (host memory is what the "gpu" device reads,
+    MLX shares it; there is nothing to pin)."""
+    return self
+
+
+def dim_order(self: Tensor) -> tuple[int, ...]:
+    """The dims from outermost to innermost in memory (``(0, 1, ...)`` when contiguous), as
+    ``torch.Tensor.dim_order``."""
+    st = self.stride()  # type: ignore[attr-defined]
+    return tuple(sorted(range(self.ndim), key=lambda d: -st[d]))
+
+
+def narrow_copy(self: Tensor, dim: int, start: int, length: int) -> Tensor:
+    """``narrow`` as a new contiguous tensor."""
+    return self.narrow(dim, start, length).clone()  # type: ignore[attr-defined]
 
 
 __all__ = [

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from .. import _dtype
-from .._tensor import Tensor
+from .._tensor import Tensor, _make
 from ..autograd.function import Op, _device_mismatch
 from ._util import broadcast_error, cast, coerce, shape_of, sum_to, wrap
 from .creation import tensor
@@ -244,6 +244,44 @@ def isinf(input: Tensor) -> Tensor:
 
 def isfinite(input: Tensor) -> Tensor:
     return wrap(input._be.isfinite(input._data), input._be)
+
+
+# ---- closeness and equality of whole tensors (``lucid.allclose`` & co.) ----------------------
+
+
+def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
+             equal_nan: bool = False) -> bool:
+    """Whether all elements satisfy ``|input - other| <= atol + rtol * |other|``."""
+    return bool(isclose(input, other, rtol, atol, equal_nan).all())
+
+
+def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
+            equal_nan: bool = False) -> Tensor:
+    """Elementwise ``|input - other| <= atol + rtol * |other|`` (equal infinities are close)."""
+    a, b = coerce(input, other)
+    t = a if isinstance(a, Tensor) else b
+    be = t._be  # type: ignore[union-attr]
+    if isinstance(a, Tensor) and isinstance(b, Tensor) and a._be is not b._be:
+        _device_mismatch(a._be, b._be)
+    ad = a._data if isinstance(a, Tensor) else a
+    bd = b._data if isinstance(b, Tensor) else b
+    if not t.dtype.is_floating_point:  # type: ignore[union-attr]
+        f64 = _dtype.float64
+        ad, bd = be.astype(be.asarray(ad), f64), be.astype(be.asarray(bd), f64)
+    finite = be.logical_and(be.isfinite(ad), be.isfinite(bd))
+    af, bf = be.where(finite, ad, 0), be.where(finite, bd, 0)  # no inf - inf
+    near = be.le(be.abs(be.sub(af, bf)), be.add(be.mul(be.abs(bf), rtol), atol))
+    out = be.where(finite, near, be.eq(ad, bd))
+    if equal_nan:
+        out = be.logical_or(out, be.logical_and(be.isnan(ad), be.isnan(bd)))
+    shape = np.broadcast_shapes(tuple(getattr(input, "shape", ())),
+                                tuple(getattr(other, "shape", ())))
+    return _make(be.broadcast_to(out, tuple(shape)), be, False, None)
+
+
+def equal(input: Tensor, other: Tensor) -> bool:
+    """True when both tensors have the same shape and elements."""
+    return tuple(input.shape) == tuple(other.shape) and bool((input == other).all())
 
 
 __all__ = [

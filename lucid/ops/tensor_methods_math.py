@@ -4,16 +4,22 @@ half of the Tensor method table (the first is ``lucid/ops/tensor_methods.py``)."
 
 from __future__ import annotations
 
+from .. import _dtype
 from .._tensor import Tensor
+from . import activation as _act
+from . import complex as _cx
 from . import elementwise as _e
+from . import index_scatter as _isc
 from . import inplace as _ip
 from . import layout_extra as _lx
 from . import linalg as _la
 from . import math_extra as _mx
+from . import random as _rnd
 from . import reduce_extra as _rx
 from . import scan as _sc
 from . import select as _sel
 from . import shape as _s
+from . import special as _sp
 
 # ---- math tail -----------------------------------------------------------------------------------
 
@@ -164,3 +170,41 @@ Tensor.renorm_ = _ip._unary_inplace(_rx.renorm)
 Tensor.transpose_ = _ip._view_inplace(_s.transpose)
 Tensor.swapaxes_ = _ip._view_inplace(_s.transpose)
 Tensor.swapdims_ = _ip._view_inplace(_s.transpose)
+
+# ---- methods torch keeps beside functions lucid already has --------------------------------------
+
+Tensor.allclose = _sel.allclose
+Tensor.isclose = _sel.isclose
+Tensor.equal = _sel.equal
+Tensor.hardshrink = _act.hardshrink
+Tensor.prelu = _act.prelu
+Tensor.bernoulli = _rnd.bernoulli
+Tensor.multinomial = _rnd.multinomial
+Tensor.erf_ = _ip._unary_inplace(_sp.erf)
+Tensor.erfc_ = _ip._unary_inplace(_sp.erfc)
+Tensor.erfinv_ = _ip._unary_inplace(_sp.erfinv)
+Tensor.lgamma_ = _ip._unary_inplace(_sp.lgamma)
+Tensor.digamma_ = _ip._unary_inplace(_sp.digamma)
+Tensor.slice_scatter = _isc.slice_scatter
+Tensor.select_scatter = _isc.select_scatter
+Tensor.put = _isc.put
+Tensor.put_ = _isc.put_
+Tensor.index_reduce = _isc.index_reduce
+Tensor.index_reduce_ = _isc.index_reduce_
+Tensor.H = property(_cx.H)
+Tensor.mH = property(_cx.mH)
+Tensor.adjoint = _cx.adjoint
+
+
+def _cfloat(self: Tensor) -> Tensor:
+    """``self.to(lucid.complex64)``."""
+    return self.to(_dtype.complex64)  # type: ignore[attr-defined]
+
+
+def _cdouble(self: Tensor) -> Tensor:
+    """``self.to(lucid.complex128)``."""
+    return self.to(_dtype.complex128)  # type: ignore[attr-defined]
+
+
+Tensor.cfloat = _cfloat
+Tensor.cdouble = _cdouble
