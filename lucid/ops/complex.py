@@ -184,12 +184,16 @@ def H(input: Tensor) -> Tensor:  # noqa: N802
     return conj(input.transpose(0, 1))  # type: ignore[attr-defined]
 
 
+def _conj_last2(input: Tensor, what: str) -> Tensor:
+    if input.ndim < 2:
+        raise RuntimeError(f"tensor.{what} is only supported on matrices or batches of "
+                           f"matrices. Got {input.ndim}-D tensor.")
+    return conj(input.transpose(-2, -1))  # type: ignore[attr-defined]
+
+
 def mH(input: Tensor) -> Tensor:  # noqa: N802
     """The conjugate transpose of the last two dims (``tensor.mH``)."""
-    if input.ndim < 2:
-        raise RuntimeError("tensor.mH is only supported on matrices or batches of matrices. "
-                           f"Got {input.ndim}-D tensor.")
-    return conj(input.transpose(-2, -1))  # type: ignore[attr-defined]
+    return _conj_last2(input, "mH")
 
 
 def adjoint(input: Tensor) -> Tensor:
@@ -199,10 +203,7 @@ def adjoint(input: Tensor) -> Tensor:
 
         lucid.adjoint(lucid.tensor([[1 + 1j, 2.0]])).shape     # (2, 1)
     """
-    if input.ndim < 2:
-        raise RuntimeError("tensor.adjoint() is only supported on matrices or batches of "
-                           f"matrices. Got {input.ndim}-D tensor.")
-    return conj(input.transpose(-2, -1))  # type: ignore[attr-defined]
+    return _conj_last2(input, "adjoint()")
 
 
 def conj_physical(input: Tensor) -> Tensor:
