@@ -80,8 +80,9 @@ def set_enabled(on: bool) -> None:
 
 
 def set_deterministic(on: bool) -> None:
-    """Deterministic mode (``lucid.use_deterministic_algorithms``) compiles in the foreground,
-    so a result never depends on which path ran."""
+    """Deterministic mode (``lucid.use_deterministic_algorithms``): each op waits for its
+    kernel from the helper and runs the cached code, so a result never depends on which
+    path ran or whether the cache was cold."""
     _STATE["deterministic"] = bool(on)
 
 
