@@ -19,6 +19,7 @@ steps show when the kernels take over).
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import statistics
@@ -29,18 +30,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
+from bench_models import make_step
+
 COLD_MODELS: tuple[str, ...] = ("cnn", "gpt", "resnet18", "lstm_lm")
 
 
 def child(fw_name: str, model: str, steps: int) -> None:
     """The measured process: import, build, first step, then ``steps`` more (timed apart)."""
-    import importlib
-
     fw = importlib.import_module(fw_name)
-    sys.path.insert(0, str(HERE))
-    from bench_models import make_step
-
     step = make_step(fw, model)
     loss = float(step().item())
     t_first = time.time()
