@@ -390,6 +390,10 @@ class GpuBackend(GpuState):
         return mx.swapaxes(x, a, b)
 
     @staticmethod
+    def diagonal(x: Array, offset: int, d1: int, d2: int) -> Array:
+        return mx.diagonal(x, offset, d1, d2)
+
+    @staticmethod
     def broadcast_to(x: Array, shape: tuple[int, ...]) -> Array:
         return mx.broadcast_to(x, tuple(shape))
 

@@ -365,6 +365,15 @@ class NumpyBackend(NnReference):
         return x.swapaxes(a, b)
 
     @staticmethod
+    def diagonal(x: Array, offset: int, d1: int, d2: int) -> Array:
+        """The ``offset`` diagonals of the (d1, d2) planes as the last dim: a view, writable
+        where ``x`` is (numpy hands diagonals out read-only)."""
+        v = np.diagonal(x, offset, d1, d2)
+        if x.flags.writeable:
+            v.flags.writeable = True
+        return v
+
+    @staticmethod
     def broadcast_to(x: Array, shape: tuple[int, ...]) -> Array:
         if x.size == 1:  # np.full is ~4x cheaper than np.broadcast_to for small results
             return np.full(shape, x.reshape(()), x.dtype)

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
+from .._dims import norm_dim
 from .._tensor import Tensor
 from ..autograd.function import Op
 from . import _autocast as _ac
@@ -13,6 +16,7 @@ from .elementwise import add, mul, sub
 from .matmul import matmul
 from .reduce import sum as _sum
 from .select import where
+from .views import ViewOp
 
 __all__ = ["tril", "triu", "diag", "diagonal", "trace", "addmm", "lerp", "einsum", "diag_embed"]
 
@@ -47,19 +51,42 @@ def triu(input: Tensor, diagonal: int = 0) -> Tensor:
     return where(_tri_mask(input, diagonal, True), input, 0)
 
 
+class Diagonal(ViewOp):
+    """The ``offset`` diagonals of the (d1, d2) planes as the last dim, a view of the input
+    (writes through it reach the input, as in torch)."""
+
+    def forward(self, x, offset, d1, d2):
+        self.shape = tuple(x.shape)
+        self.args = (offset, d1, d2)
+        return self.be.diagonal(x, offset, d1, d2)
+
+    def backward(self, g):
+        be = self.be
+        offset, d1, d2 = self.args
+        shape = self.shape
+        rest = [i for i in range(len(shape)) if i not in (d1, d2)]
+        k = g.shape[-1]
+        out = be.zeros(tuple(shape[i] for i in rest) + (shape[d1], shape[d2]), be.dtype_of(g))
+        rows = be.asarray(np.arange(k) + max(-offset, 0))
+        cols = be.asarray(np.arange(k) + max(offset, 0))
+        out = be.setitem(out, (Ellipsis, rows, cols), g)
+        where_ = {d1: len(rest), d2: len(rest) + 1} | {a: i for i, a in enumerate(rest)}
+        return be.transpose(out, tuple(where_[i] for i in range(len(shape)))), None, None, None
+
+
 def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
-    """The diagonal of the (dim1, dim2) planes, as the last dim.
+    """The diagonal of the (dim1, dim2) planes, as the last dim: a view, as in torch
+    (``x.diagonal().fill_(1)`` writes into ``x``).
 
     Example::
 
         lucid.diagonal(lucid.eye(3))      # tensor([1., 1., 1.])
     """
-    x = input.movedim((dim1, dim2), (-2, -1))  # type: ignore[attr-defined]
-    r, c = x.shape[-2], x.shape[-1]
-    n = max(0, min(r, c - offset) if offset >= 0 else min(r + offset, c))
-    rows = arange(n, device=input.device) + max(-offset, 0)
-    cols = arange(n, device=input.device) + max(offset, 0)
-    return x[..., rows, cols]
+    nd = max(input.ndim, 1)
+    d1, d2 = norm_dim(dim1, nd), norm_dim(dim2, nd)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return Diagonal.apply(input, int(offset), d1, d2)
 
 
 _diagonal_of = diagonal  # ``diag`` has a parameter named ``diagonal``

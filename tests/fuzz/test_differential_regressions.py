@@ -88,6 +88,27 @@ def test_quantile_of_a_slice_with_nan_sends_its_gradient_to_a_nan(dev: str) -> N
 
 
 @pytest.mark.parametrize("dev", DEVICES)
+def test_diagonal_is_a_view_that_writes_reach(dev: str) -> None:
+    # torch's diagonal() is a view: x.diagonal().fill_() and .add_() write into x (a copy
+    # silently dropped the write)
+    x = lucid.zeros(3, 4, device=dev)
+    x.diagonal(1).fill_(5.0)
+    x.diagonal(-1).add_(2.0)
+    want = np.zeros((3, 4))
+    want[[0, 1, 2], [1, 2, 3]] = 5.0
+    want[[1, 2], [0, 1]] = 2.0
+    np.testing.assert_array_equal(x.numpy(), want)
+    w = lucid.ones(3, 3, device=dev, requires_grad=True)
+    z = w * 2.0
+    z.diagonal().mul_(3.0)  # in place on the view of a non-leaf: the graph goes through it
+    z.sum().backward()
+    np.testing.assert_array_equal(w.grad.numpy(), 2.0 + 4.0 * np.eye(3))
+    b = np.arange(24.0).reshape(2, 3, 4)
+    d = lucid.tensor(b, device=dev).diagonal(1, 2, 0)
+    np.testing.assert_array_equal(d.numpy(), np.diagonal(b, 1, 2, 0))
+
+
+@pytest.mark.parametrize("dev", DEVICES)
 def test_cov_of_one_variable_is_a_scalar(dev: str) -> None:
     x = np.array([[1.0, 2.0, 4.0, 7.0]])
     c = lucid.cov(lucid.tensor(x, device=dev))
