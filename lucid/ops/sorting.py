@@ -193,7 +193,9 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
         if order.size and (order.min() < 0 or order.max() >= seq.shape[-1]):
             raise RuntimeError("torch.searchsorted(): sorter index out of range")
     how = "right" if right else "left"
-    if seq.ndim == 1:
+    if seq.dtype.kind in "fc" and np.isnan(seq).any():
+        out = _nan_bound_search(seq, vals, right, order)
+    elif seq.ndim == 1:
         out = np.searchsorted(seq, vals, side=how, sorter=order)
     else:
         s2 = seq.reshape(math.prod(seq.shape[:-1]), seq.shape[-1])
@@ -205,6 +207,31 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
             np.zeros(vals.shape, np.int64)
     out = np.asarray(out).astype(np.int32 if out_int32 else np.int64)
     return _upload(out, sorted_sequence._be)
+
+
+def _nan_bound_search(seq: np.ndarray, vals: np.ndarray, right: bool,
+                      order: np.ndarray | None) -> np.ndarray:
+    """torch's binary search, step for step, over boundaries that hold NaN: it moves right
+    past an entry unless ``entry >= value`` (``>`` for ``right``), so a NaN entry reads as
+    smaller than everything, where numpy sorts NaN last."""
+    n = seq.shape[-1]
+    rows = math.prod(seq.shape[:-1])
+    s2 = seq.reshape(rows, n)
+    if order is not None:
+        s2 = np.take_along_axis(s2, order.reshape(rows, n), -1)
+    v2 = np.asarray(vals).reshape(rows, -1) if seq.ndim > 1 else \
+        np.asarray(vals).reshape(1, -1)
+    lo = np.zeros(v2.shape, np.int64)
+    hi = np.full(v2.shape, n, np.int64)
+    with np.errstate(invalid="ignore"):
+        while n and (lo < hi).any():
+            live = lo < hi
+            mid = lo + ((hi - lo) >> 1)
+            at = np.take_along_axis(s2, np.minimum(mid, n - 1), -1)
+            go = ~(at > v2) if right else ~(at >= v2)
+            lo = np.where(live & go, mid + 1, lo)
+            hi = np.where(live & ~go, mid, hi)
+    return lo.reshape(np.shape(vals))
 
 
 def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right: bool = False

@@ -109,6 +109,22 @@ def test_diagonal_is_a_view_that_writes_reach(dev: str) -> None:
 
 
 @pytest.mark.parametrize("dev", DEVICES)
+def test_searchsorted_over_boundaries_holding_nan_follows_torchs_search(dev: str) -> None:
+    # torch's binary search moves right past a NaN entry (it is not >= anything); numpy
+    # sorts NaN last. torch 2.13's answers:
+    nan = float("nan")
+    bnd = lucid.tensor([1.0, 2.0, nan], device=dev)
+    vals = lucid.tensor([0.5, 1.5, 2.5, nan], device=dev)
+    assert lucid.searchsorted(bnd, vals).tolist() == [0, 1, 3, 3]
+    assert lucid.searchsorted(bnd, vals, right=True).tolist() == [0, 1, 3, 3]
+    both = lucid.tensor([nan, nan], device=dev)
+    assert lucid.searchsorted(both, lucid.tensor([1.0, nan], device=dev)).tolist() == [2, 2]
+    rows = lucid.tensor([[1.0, nan, 3.0], [0.0, 1.0, 2.0]], device=dev)
+    got = lucid.searchsorted(rows, lucid.tensor([[2.0, 0.0], [1.0, 5.0]], device=dev))
+    assert got.tolist() == [[2, 2], [1, 3]]
+
+
+@pytest.mark.parametrize("dev", DEVICES)
 def test_cov_of_one_variable_is_a_scalar(dev: str) -> None:
     x = np.array([[1.0, 2.0, 4.0, 7.0]])
     c = lucid.cov(lucid.tensor(x, device=dev))
