@@ -160,15 +160,18 @@ def xlogy(input: Any, other: Any) -> Tensor:
 
 
 def fmax(input: Tensor, other: Tensor) -> Tensor:
-    """Elementwise maximum that ignores NaN (NaN only where both are NaN)."""
+    """Elementwise maximum that ignores NaN (NaN only where both are NaN). As torch's, the
+    gradient goes to ``input`` where ``input >= other`` or ``other`` is NaN (ties included),
+    else to ``other``."""
     a, b = coerce(input, other)
-    return _s.where(_s.isnan(a), b, _s.where(_s.isnan(b), a, _e.maximum(a, b)))
+    return _s.where(_s.logical_or(_s.ge(a, b), _s.isnan(b)), a, b)
 
 
 def fmin(input: Tensor, other: Tensor) -> Tensor:
-    """Elementwise minimum that ignores NaN (NaN only where both are NaN)."""
+    """Elementwise minimum that ignores NaN (NaN only where both are NaN); the gradient as
+    ``fmax``'s, with ``input <= other``."""
     a, b = coerce(input, other)
-    return _s.where(_s.isnan(a), b, _s.where(_s.isnan(b), a, _e.minimum(a, b)))
+    return _s.where(_s.logical_or(_s.le(a, b), _s.isnan(b)), a, b)
 
 
 def frac(input: Tensor) -> Tensor:

@@ -125,6 +125,22 @@ def test_searchsorted_over_boundaries_holding_nan_follows_torchs_search(dev: str
 
 
 @pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("name", ["fmax", "fmin"])
+def test_fmax_fmin_gradient_goes_to_input_on_ties_and_nan(dev: str, name: str) -> None:
+    # torch: input's where input >= other (<= for fmin) or other is NaN; other's elsewhere
+    nan = float("nan")
+    a = lucid.tensor([1.0, nan, nan, 2.0, 0.0], device=dev, requires_grad=True)
+    b = lucid.tensor([1.0, nan, 3.0, nan, 5.0], device=dev, requires_grad=True)
+    out = getattr(lucid, name)(a, b)
+    out.sum().backward()
+    first = [1.0, 1.0, 0.0, 1.0, 0.0 if name == "fmax" else 1.0]
+    assert a.grad.tolist() == first
+    assert b.grad.tolist() == [1.0 - f for f in first]
+    want = [1.0, nan, 3.0, 2.0, 5.0 if name == "fmax" else 0.0]
+    np.testing.assert_array_equal(out.detach().numpy(), want)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
 def test_cov_of_one_variable_is_a_scalar(dev: str) -> None:
     x = np.array([[1.0, 2.0, 4.0, 7.0]])
     c = lucid.cov(lucid.tensor(x, device=dev))
