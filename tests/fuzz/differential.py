@@ -655,6 +655,9 @@ def long_run(args: argparse.Namespace) -> int:
             if args.log:
                 with open(args.log, "a") as f:
                     f.write(json.dumps({"prog": prog, **out}) + "\n")
+        elif out["kind"] == "ref_crash":  # not lucid's finding, but worth a look: say which
+            print(f"\n[ref_crash] seed {prog['seed']}: {out['detail']}\n"
+                  f"{json.dumps(prog, separators=(',', ':'))}", flush=True)
         n = sum(counts.values())
         if n % 500 == 0:
             print(f"... {n} programs, {dict(counts)} ({time.monotonic() - t0:.0f} s)",
