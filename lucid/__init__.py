@@ -103,6 +103,36 @@ def broadcast_shapes(*shapes: object) -> Size:
 
 
 from . import nn  # noqa: E402
+from ._functional_top import (  # noqa: E402
+    adaptive_avg_pool1d,
+    avg_pool1d,
+    batch_norm,
+    bilinear,
+    celu,
+    channel_shuffle,
+    conv1d,
+    conv2d,
+    conv3d,
+    conv_transpose1d,
+    conv_transpose2d,
+    conv_transpose3d,
+    cosine_similarity,
+    dropout,
+    embedding,
+    group_norm,
+    hardshrink,
+    instance_norm,
+    layer_norm,
+    max_pool1d,
+    max_pool2d,
+    max_pool3d,
+    pairwise_distance,
+    pixel_shuffle,
+    pixel_unshuffle,
+    prelu,
+    selu,
+    threshold,
+)
 from . import optim  # noqa: E402
 from .serialization import load, load_file, save, save_file  # noqa: E402
 from . import data, datasets, utils  # noqa: E402
