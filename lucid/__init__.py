@@ -103,6 +103,13 @@ def broadcast_shapes(*shapes: object) -> Size:
 
 
 from . import nn  # noqa: E402
+from ._memory_format import (  # noqa: E402
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    memory_format,
+    preserve_format,
+)
 from ._functional_top import (  # noqa: E402
     adaptive_avg_pool1d,
     avg_pool1d,

@@ -19,6 +19,7 @@ from . import _dtype
 from ._convert import to_array
 from ._device import device
 from ._dims import norm_dim
+from ._memory_format import channel_order, laid_out
 from ._repr import tensor_repr
 from .backend import get_backend
 
@@ -197,8 +198,16 @@ class Tensor:
         return self._data.ndim
 
     def is_contiguous(self, memory_format: Any = None) -> bool:
-        """Whether the values are laid out row-major without gaps."""
-        return bool(self._be.is_contiguous(self._data))
+        """Whether the values are laid out without gaps in ``memory_format``'s order
+        (row-major by default; ``lucid.channels_last``: N, H, W, C)."""
+        order = channel_order(memory_format, self._data.ndim)
+        if order is None:
+            return bool(self._be.is_contiguous(self._data))
+        strides = getattr(self._data, "strides", None)
+        if strides is None:  # MLX arrays are row-major
+            return False
+        size = self._data.itemsize or 1
+        return laid_out(tuple(self._data.shape), tuple(s // size for s in strides), order)
 
     ndimension = dim
 

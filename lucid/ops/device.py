@@ -9,11 +9,12 @@ import numpy as np
 
 from .. import _dtype
 from .._device import device as _device_cls
+from .._memory_format import preserve_format
 from .._tensor import Tensor
 from ..autograd.function import Op
 from ..backend import get_backend, transfer
 from ._util import cast
-from .shape import clone
+from .shape import clone, in_format
 
 
 class ToDevice(Op):
@@ -58,7 +59,7 @@ def parse_to(*args: Any, **kwargs: Any) -> ToArgs:
     """Parse the arguments of ``Tensor.to`` and ``Module.to`` as PyTorch does: ``to(device)``,
     ``to(dtype)``, ``to(tensor)`` (its device and dtype), ``to(device, dtype)``, then up to two
     positional flags (``non_blocking``, ``copy``), and the keywords ``device=``, ``dtype=``,
-    ``non_blocking=``, ``copy=``, ``memory_format=`` (accepted, ignored).
+    ``non_blocking=``, ``copy=``, ``memory_format=`` (``lucid.channels_last`` & co.).
 
     Example::
 
@@ -98,7 +99,7 @@ def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
 
         x.to(lucid.float64); x.to("gpu"); x.to("cpu", lucid.float16); x.to(other)
     """
-    be, dt, _, copy, _ = parse_to(*args, **kwargs)
+    be, dt, _, copy, fmt = parse_to(*args, **kwargs)
     out = self
     if be is not None:
         out = to_device(out, be)
@@ -106,6 +107,8 @@ def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         out = cast(out, dt)
     if copy and out is self:
         out = clone(self)
+    if fmt is not None and fmt is not preserve_format:
+        out = in_format(out, fmt)
     return out
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from .. import _dtype
 from .._dims import norm_dim
+from .._memory_format import channel_order, preserve_format
 from .._tensor import Tensor
 from ..autograd.function import Op
 from ._util import broadcast_shapes, shape_arg, sum_to
@@ -269,14 +270,48 @@ class Clone(Op):
 
 
 def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
-    """A copy with its own memory; gradients flow back to the input."""
-    return Clone.apply(input)
+    """A copy with its own memory; gradients flow back to the input. With
+    ``memory_format=lucid.channels_last`` (``channels_last_3d``) the copy is stored that way."""
+    order = channel_order(memory_format, input.ndim)
+    if order is None or not input._be.views_share_memory:  # MLX arrays are row-major
+        return Clone.apply(input)
+    return _stored_in(input, order)
+
+
+def _stored_in(input: Tensor, order: tuple[int, ...]) -> Tensor:
+    """A copy of ``input`` whose values lie in dim ``order`` (torch's channels-last strides)."""
+    inverse = tuple(order.index(d) for d in range(input.ndim))
+    return Permute.apply(Clone.apply(Permute.apply(input, order)), inverse)
+
+
+def in_format(input: Tensor, memory_format: Any) -> Tensor:
+    """``input`` with exactly the strides torch gives ``memory_format`` (itself when it has
+    them): what ``to(memory_format=...)`` returns."""
+    order = channel_order(memory_format, input.ndim)
+    if order is None:
+        return contiguous(input)
+    if not input._be.views_share_memory:
+        return input
+    want, acc = [0] * input.ndim, 1
+    for d in reversed(order):
+        want[d] = acc
+        acc *= input.shape[d]
+    return input if tuple(stride(input)) == tuple(want) else _stored_in(input, order)
 
 
 def contiguous(input: Tensor, memory_format: Any = None) -> Tensor:
-    if input._be.is_contiguous(input._data):
+    """This tensor when its values lie in ``memory_format``'s order without gaps (row-major
+    by default), else a copy that does; gradients flow back to the input."""
+    if memory_format is preserve_format:
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+    order = channel_order(memory_format, input.ndim)
+    if order is None or not input._be.views_share_memory:  # MLX arrays are row-major
+        if input._be.is_contiguous(input._data):
+            return input
+        return Clone.apply(input)
+    if input.is_contiguous(memory_format=memory_format):
         return input
-    return Clone.apply(input)
+    return _stored_in(input, order)
 
 
 def stride(self: Tensor, dim: int | None = None) -> Any:

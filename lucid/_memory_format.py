@@ -1,0 +1,63 @@
+"""Memory formats, as torch's: ``lucid.contiguous_format`` (row-major), ``lucid.channels_last``
+(a 4-D tensor stored N, H, W, C), ``lucid.channels_last_3d`` (5-D: N, D, H, W, C) and
+``lucid.preserve_format`` (keep the input's layout).
+
+A format changes only how values lie in memory (``stride()``, ``is_contiguous(memory_format=)``),
+never a shape or a value. On the "gpu" device (MLX), whose arrays are always row-major, every
+tensor is in ``contiguous_format``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["channels_last", "channels_last_3d", "contiguous_format", "memory_format",
+           "preserve_format"]
+
+
+class memory_format:  # noqa: N801 - torch's name
+    """A memory format (``lucid.channels_last`` & co.; see this module's docstring)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"lucid.{self.name}"
+
+    def __reduce__(self) -> str:
+        return self.name
+
+
+contiguous_format = memory_format("contiguous_format")
+channels_last = memory_format("channels_last")
+channels_last_3d = memory_format("channels_last_3d")
+preserve_format = memory_format("preserve_format")
+
+
+def channel_order(fmt: Any, ndim: int) -> tuple[int, ...] | None:
+    """The dim order, outermost first, that ``fmt`` lays out an ``ndim``-D tensor in (None
+    for row-major); an error for a channels-last format of the wrong rank, as torch's."""
+    if fmt is None or fmt is contiguous_format or fmt is preserve_format:
+        return None
+    if fmt is channels_last:
+        if ndim != 4:
+            raise RuntimeError("required rank 4 tensor to use channels_last format")
+        return (0, 2, 3, 1)
+    if fmt is channels_last_3d:
+        if ndim != 5:
+            raise RuntimeError("required rank 5 tensor to use channels_last_3d format")
+        return (0, 2, 3, 4, 1)
+    raise TypeError(f"memory_format must be a lucid.memory_format, not {type(fmt).__name__}")
+
+
+def laid_out(shape: tuple[int, ...], strides: tuple[int, ...], order: tuple[int, ...]) -> bool:
+    """Whether element ``strides`` are those of a dense tensor stored in dim ``order``
+    (size-1 dims may have any stride, as in torch)."""
+    expected = 1
+    for d in reversed(order):
+        if shape[d] != 1 and strides[d] != expected:
+            return False
+        expected *= shape[d]
+    return True
