@@ -21,6 +21,7 @@ import pytest
 
 import lucid
 from lucid import _background_compile as bg
+from lucid import _first_run
 from lucid._background_compile import KernelNotReady, catcher
 from lucid.backend._fallback import falls_back_to
 from lucid.backend.cpu import CpuBackend
@@ -216,8 +217,6 @@ def test_deterministic_mode_and_benchmarks_wait_for_the_helper_instead_of_deferr
 
 
 def test_notice_says_the_ops_run_on_numpy_meanwhile() -> None:
-    from lucid import _first_run
-
     text = _first_run.message("/c", True, background=True)
     assert "background" in text and "numpy" in text and "python -m lucid.kernels warmup" in text
     assert "use_deterministic_algorithms(True)" in text
