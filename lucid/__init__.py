@@ -30,6 +30,7 @@ from ._dtype import (
     int16,
     int32,
     int64,
+    can_cast,
     promote_types,
     set_default_dtype,
     uint8,
@@ -183,6 +184,7 @@ from .ops.legacy import (  # noqa: E402
     IntTensor,
     LongTensor,
     ShortTensor,
+    typename,
 )
 
 inf = _math.inf

@@ -9,7 +9,7 @@ import numpy as np
 __all__ = [
     "dtype", "bool_", "int8", "int16", "int32", "int64", "uint8", "float16", "bfloat16",
     "float32", "float64", "finfo", "iinfo", "get_default_dtype", "set_default_dtype",
-    "to_dtype", "promote_types",
+    "to_dtype", "promote_types", "can_cast",
     "result_type", "complex64", "complex128",
 ]
 
@@ -204,6 +204,22 @@ def from_numpy_dtype(npd: np.dtype) -> dtype:
             "float64, float32, float16, bfloat16, int64, int32, int16, int8, uint8, and bool."
         )
     return r
+
+
+def can_cast(from_: dtype, to: dtype) -> bool:
+    """PyTorch's ``can_cast``: whether its casting rules allow ``from_`` to ``to`` (never
+    complex to real, floating to integer, or anything but bool to bool).
+
+    Example::
+
+        lucid.can_cast(lucid.float64, lucid.float32)    # True
+        lucid.can_cast(lucid.float32, lucid.int32)      # False
+    """
+    if from_._cat == _COMPLEX and to._cat != _COMPLEX:
+        return False
+    if from_._cat == _FLOAT and to._cat in (_INT, _BOOL):
+        return False
+    return not (from_._cat != _BOOL and to._cat == _BOOL)
 
 
 def promote_types(a: dtype, b: dtype) -> dtype:

@@ -42,7 +42,17 @@ from .random import *  # noqa: F403
 from .random_fill import rand_like, randint_like, randn_like
 from .reduce import *  # noqa: F403
 from .reduce_extra import *  # noqa: F403
-from .scan import cummax, cummin, cumprod, cumsum, diff, logcumsumexp, trapezoid
+from .scan import (
+    cummax,
+    cummin,
+    cumprod,
+    cumsum,
+    cumulative_trapezoid,
+    diff,
+    logcumsumexp,
+    trapezoid,
+    trapz,
+)
 from .select import *  # noqa: F403
 from .shape import *  # noqa: F403
 from .sorting import (
@@ -91,7 +101,8 @@ __all__ = [
     "cummin", "diff", "histc", "histogram", "index_add", "index_copy", "index_fill", "is_nonzero",
     "isin", "kron", "kthvalue", "logcumsumexp", "masked_scatter", "meshgrid", "mode",
     "nan_to_num", "nan_to_num_", "rand_like", "randint_like", "randn_like", "rot90",
-    "searchsorted", "tensordot", "trapezoid", "unique", "unique_consecutive",
+    "searchsorted", "tensordot", "trapezoid", "trapz", "cumulative_trapezoid", "unique",
+    "unique_consecutive",
     "acosh", "addbmm", "addmv", "addr", "aminmax", "arccosh", "arcsinh", "arctan2", "arctanh",
     "asinh", "atan2", "atanh", "atleast_1d", "atleast_2d", "atleast_3d", "baddbmm",
     "bartlett_window", "blackman_window", "chain_matmul", "column_stack", "copysign", "corrcoef",

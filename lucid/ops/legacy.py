@@ -183,6 +183,27 @@ def new(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     return empty(*(int(n) for n in sizes), dtype=dtype, device=device)
 
 
+def typename(obj: Any) -> str:
+    """The type name torch gives ``obj``: a tensor's legacy type (``'lucid.FloatTensor'``),
+    else ``module.qualname`` (builtins without their module).
+
+    Example::
+
+        lucid.typename(lucid.zeros(2))    # 'lucid.FloatTensor'
+    """
+    if isinstance(obj, Tensor):
+        return tensor_type(obj)
+    module = getattr(obj, "__module__", "") or ""
+    if hasattr(obj, "__qualname__"):
+        qualname = obj.__qualname__
+    elif hasattr(obj, "__name__"):
+        qualname = obj.__name__
+    else:
+        module = type(obj).__module__ or ""
+        qualname = type(obj).__qualname__
+    return qualname if module in ("", "builtins") else f"{module}.{qualname}"
+
+
 def get_device(self: Tensor) -> int:
     """The device index: -1 for host tensors ("cpu", "numpy"), 0 on the "gpu"."""
     return -1 if self._be.name != "gpu" else 0
@@ -209,5 +230,5 @@ def narrow_copy(self: Tensor, dim: int, start: int, length: int) -> Tensor:
 
 __all__ = [
     "BoolTensor", "ByteTensor", "CharTensor", "DoubleTensor", "FloatTensor", "HalfTensor",
-    "IntTensor", "LongTensor", "ShortTensor", "is_nonzero"
+    "IntTensor", "LongTensor", "ShortTensor", "is_nonzero", "typename"
 ]

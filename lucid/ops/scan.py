@@ -257,9 +257,16 @@ def trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None,
     if y.shape[d] == 0:  # torch: zeros outside the graph (nothing was integrated)
         shape = tuple(n for k, n in enumerate(y.shape) if k != d)
         return wrap(y._be.zeros(shape, y.dtype), y._be)
+    if x is None:
+        return mul(_sum(_areas(y, None, None, d), d), 1.0 if dx is None else dx)
+    return _sum(_areas(y, x, None, d), d)
+
+
+def _areas(y: Tensor, x: Tensor | None, dx: float | None, d: int) -> Tensor:
+    """The trapezoids' areas between consecutive samples along ``d``."""
     avg = (_narrow(y, d, 1, None) + _narrow(y, d, None, -1)) / 2  # type: ignore[operator]
     if x is None:
-        return mul(_sum(avg, d), 1.0 if dx is None else dx)
+        return mul(avg, 1.0 if dx is None else dx)
     if x.ndim == 1:
         if x.shape[0] != y.shape[d]:
             raise RuntimeError(
@@ -269,7 +276,31 @@ def trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None,
         spacing = diff(x).reshape(shape)  # type: ignore[attr-defined]
     else:
         spacing = diff(x, dim=d)
-    return _sum(mul(spacing, avg), d)
+    return mul(spacing, avg)
 
 
-__all__ = ["cummax", "cummin", "cumprod", "cumsum", "diff", "logcumsumexp", "trapezoid"]
+def cumulative_trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None,
+                         dim: int = -1) -> Tensor:
+    """The running trapezoidal rule along ``dim``: one fewer element than ``y`` there.
+
+    Example::
+
+        lucid.cumulative_trapezoid(lucid.tensor([1.0, 2.0, 4.0]))     # tensor([1.5, 4.5])
+    """
+    if x is not None and dx is not None:
+        raise TypeError("cumulative_trapezoid() received an invalid combination of arguments: "
+                        "x and dx cannot both be given")
+    if y.ndim == 0:
+        raise IndexError(f"Dimension out of range (expected to be in range of [-1, 0], but got "
+                         f"{dim})")
+    d = norm_dim(dim, y.ndim)
+    if y.shape[d] == 0:
+        return _narrow(y, d, 1, None)
+    return cumsum(_areas(y, x, dx, d), d)
+
+
+trapz = trapezoid  # torch's older name
+
+
+__all__ = ["cummax", "cummin", "cumprod", "cumsum", "cumulative_trapezoid", "diff",
+           "logcumsumexp", "trapezoid", "trapz"]
