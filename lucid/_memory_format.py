@@ -11,23 +11,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._named import NamedConstant
+
 __all__ = ["channels_last", "channels_last_3d", "contiguous_format", "memory_format",
            "preserve_format"]
 
 
-class memory_format:  # noqa: N801 - torch's name
+class memory_format(NamedConstant):  # noqa: N801 - torch's name
     """A memory format (``lucid.channels_last`` & co.; see this module's docstring)."""
 
-    __slots__ = ("name",)
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def __repr__(self) -> str:
-        return f"lucid.{self.name}"
-
-    def __reduce__(self) -> str:
-        return self.name
+    __slots__ = ()
 
 
 contiguous_format = memory_format("contiguous_format")

@@ -14,7 +14,8 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 # lowest first; a module may import only from its own layer or the ones before it
 LAYERS = [
     ["lucid._version", "lucid._dtype", "lucid._device", "lucid._dims", "lucid._convert",
-     "lucid._repr", "lucid._malloc", "lucid._quiet", "lucid._first_run", "lucid._memory_format",
+     "lucid._repr", "lucid._malloc", "lucid._quiet", "lucid._first_run", "lucid._named",
+     "lucid._memory_format",
      "lucid._background_compile", "lucid.kernels", "lucid._warmup_pool", "lucid._runtime",
      "lucid._compile_server"],
     ["lucid.backend"],

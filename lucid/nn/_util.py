@@ -9,29 +9,7 @@ from typing import Any
 import numpy as np
 
 from .. import _dtype
-from .._dtype import torch_name
-from .._tensor import Tensor
 from ..backend import transfer
-
-
-def typename(obj: Any) -> str:
-    """``torch.typename`` with lucid names: tensors by legacy type ("lucid.FloatTensor"),
-    other objects by module-qualified class name ("int" for builtins)."""
-    if isinstance(obj, Tensor):
-        name = torch_name(obj.dtype) + "Tensor"
-        dev = obj._be.name
-        return f"lucid.{name}" if dev == "cpu" else f"lucid.{dev}.{name}"
-    module = getattr(obj, "__module__", "") or ""
-    if hasattr(obj, "__qualname__"):
-        qualname = obj.__qualname__
-    elif hasattr(obj, "__name__"):
-        qualname = obj.__name__
-    else:
-        module = obj.__class__.__module__ or ""
-        qualname = obj.__class__.__qualname__
-    if module in ("", "builtins"):
-        return qualname
-    return f"{module}.{qualname}"
 
 
 def addindent(s: str, n: int, indent_blank: bool = False) -> str:

@@ -20,7 +20,8 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from .._tensor import Tensor
-from ._util import addindent, typename
+from ..ops.legacy import typename
+from ._util import addindent
 from .module_hooks import _ModuleHooks
 from .module_state_dict import _ModuleStateDict
 from .module_to import _ModuleTo

@@ -184,15 +184,18 @@ def new(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
 
 
 def typename(obj: Any) -> str:
-    """The type name torch gives ``obj``: a tensor's legacy type (``'lucid.FloatTensor'``),
-    else ``module.qualname`` (builtins without their module).
+    """``torch.typename`` with lucid names: tensors by legacy type (``'lucid.FloatTensor'``,
+    ``'lucid.gpu.FloatTensor'``), other objects by module-qualified name (``'int'`` for
+    builtins).
 
     Example::
 
         lucid.typename(lucid.zeros(2))    # 'lucid.FloatTensor'
     """
     if isinstance(obj, Tensor):
-        return tensor_type(obj)
+        name = _dtype.torch_name(obj.dtype) + "Tensor"
+        dev = obj._be.name
+        return f"lucid.{name}" if dev == "cpu" else f"lucid.{dev}.{name}"
     module = getattr(obj, "__module__", "") or ""
     if hasattr(obj, "__qualname__"):
         qualname = obj.__qualname__

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from .._named import NamedConstant
 from .._repr import PRINT_OPTS, _Formatter, _nested, _summarized
 from .._tensor import Tensor, _make
 from ..autograd.function import Op
@@ -18,19 +19,10 @@ __all__ = ["layout", "strided", "sparse_coo", "ToDense", "SparseMm", "host", "in
            "body_str"]
 
 
-class layout:
+class layout(NamedConstant):  # noqa: N801 - torch's name
     """A tensor's memory layout: ``lucid.strided`` (dense) or ``lucid.sparse_coo``."""
 
-    __slots__ = ("name",)
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def __repr__(self) -> str:
-        return f"lucid.{self.name}"
-
-    def __reduce__(self) -> str:
-        return self.name
+    __slots__ = ()
 
 
 strided = layout("strided")

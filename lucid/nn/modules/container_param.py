@@ -9,7 +9,8 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..._tensor import Tensor
-from .._util import abs_index, typename
+from ...ops.legacy import typename
+from .._util import abs_index
 from ..module import Module
 from ..parameter import Parameter
 
