@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = ["ENV", "KernelNotReady", "await_compiled", "catcher", "compiling_here", "mode",
-           "pending", "set_deterministic", "set_enabled", "started", "state", "wait"]
+           "set_deterministic", "set_enabled", "started", "state"]
 
 ENV = "LUCID_BACKGROUND_COMPILE"
 _PACKAGE_PARENT = str(Path(__file__).resolve().parents[2])
@@ -135,11 +135,6 @@ def mode() -> str | None:
 def state(key: tuple) -> str | None:
     """``"pending"``, ``"done"``, ``"failed"`` or None (never requested) for ``key``."""
     return _STATE["status"].get(key)
-
-
-def pending() -> int:
-    """Requests the helper has not answered yet."""
-    return sum(1 for v in list(_STATE["status"].values()) if v == "pending")
 
 
 def on_first_deferral(fn: Callable[[bool], None]) -> None:
@@ -238,12 +233,6 @@ def _read_replies(proc: subprocess.Popen) -> None:
                 _STATE["status"][key] = "failed"
             _STATE["ids"].clear()
         _DONE.notify_all()
-
-
-def wait(timeout: float | None = None) -> bool:
-    """Block until the helper has answered every request; True if none is left."""
-    with _LOCK:
-        return _DONE.wait_for(lambda: not _STATE["ids"], timeout)
 
 
 def _shutdown() -> None:

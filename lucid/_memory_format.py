@@ -45,12 +45,17 @@ def channel_order(fmt: Any, ndim: int) -> tuple[int, ...] | None:
     raise TypeError(f"memory_format must be a lucid.memory_format, not {type(fmt).__name__}")
 
 
+def dense_strides(shape: tuple[int, ...], order: tuple[int, ...]) -> tuple[int, ...]:
+    """The element strides of a dense tensor of ``shape`` stored in dim ``order``."""
+    out, acc = [0] * len(shape), 1
+    for d in reversed(order):
+        out[d] = acc
+        acc *= shape[d]
+    return tuple(out)
+
+
 def laid_out(shape: tuple[int, ...], strides: tuple[int, ...], order: tuple[int, ...]) -> bool:
     """Whether element ``strides`` are those of a dense tensor stored in dim ``order``
     (size-1 dims may have any stride, as in torch)."""
-    expected = 1
-    for d in reversed(order):
-        if shape[d] != 1 and strides[d] != expected:
-            return False
-        expected *= shape[d]
-    return True
+    want = dense_strides(shape, order)
+    return all(n == 1 or s == w for n, s, w in zip(shape, strides, want))

@@ -8,6 +8,8 @@ the graph as ``add_`` does.
 
 from __future__ import annotations
 
+import numpy as np
+
 from .._dims import norm_dim
 from .._tensor import Tensor
 from . import shape as _s
@@ -74,13 +76,8 @@ def put_(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False)
         raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} "
                          "elements.")
     target = input if input.ndim else _s.reshape(input, (1,))  # a view of a 0-d input
-    dims = tuple(target.shape)
-    coords: list[list[int]] = [[] for _ in dims]
-    for i in flat:
-        i %= n
-        for d in range(len(dims) - 1, -1, -1):  # row-major, as torch reads the positions
-            coords[d].append(i % dims[d])
-            i //= dims[d]
+    # row-major positions, as torch reads them
+    coords = np.unravel_index(np.asarray(flat, np.int64) % max(n, 1), tuple(target.shape))
     idx = tuple(tensor(c, dtype=index.dtype, device=input.device) for c in coords)
     vals = source.reshape(-1).to(input.dtype)  # type: ignore[attr-defined]
     target.index_put_(idx, vals, accumulate)  # type: ignore[attr-defined]

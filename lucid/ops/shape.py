@@ -8,7 +8,7 @@ from typing import Any
 
 from .. import _dtype
 from .._dims import norm_dim
-from .._memory_format import channel_order, preserve_format
+from .._memory_format import channel_order, dense_strides, preserve_format
 from .._tensor import Tensor
 from ..autograd.function import Op
 from ._util import broadcast_shapes, shape_arg, sum_to
@@ -292,11 +292,8 @@ def in_format(input: Tensor, memory_format: Any) -> Tensor:
         return contiguous(input)
     if not input._be.views_share_memory:
         return input
-    want, acc = [0] * input.ndim, 1
-    for d in reversed(order):
-        want[d] = acc
-        acc *= input.shape[d]
-    return input if tuple(stride(input)) == tuple(want) else _stored_in(input, order)
+    want = dense_strides(tuple(input.shape), order)
+    return input if tuple(stride(input)) == want else _stored_in(input, order)
 
 
 def contiguous(input: Tensor, memory_format: Any = None) -> Tensor:
