@@ -142,8 +142,10 @@ class NLLLoss(Op):
         if not self.shape[1]:
             return be.zeros(self.shape, be.dtype_of(wt)), None, None
         src = be.neg(be.mul(wt, g))
-        if self.red == "mean":  # ignored targets get 0, even when every one is (0 / 0)
-            src = be.where(keep, be.div(src, self.denom), be.zeros_like(src))
+        if self.red == "mean":
+            src = be.div(src, self.denom)
+        # ignored targets get 0, even when every one is (0 / 0) or the gradient is NaN
+        src = be.where(keep, src, be.zeros_like(src))
         return be.scatter_add(self.shape, idx, be.expand_dims(src, 1), 1), None, None
 
 

@@ -229,12 +229,14 @@ class AMax(Op):
         be = self.be
         x, out = self.saved
         o = _expand(be, out, x.shape, self.axes, self.keepdim)
-        if self.full and be.item(be.isnan(out)):
-            # x.max() / x.min() of a tensor holding NaN: torch shares the gradient among the
-            # NaNs (amax/amin and max(dim) give NaN gradients instead)
-            mask = be.astype(be.isnan(x), be.dtype_of(g))
-        else:
-            mask = be.astype(be.eq(x, o), be.dtype_of(g))
+        if self.full:
+            # x.max() / x.min(): torch fills the gradient into the maxima (the NaNs of a tensor
+            # holding NaN) and leaves zeros elsewhere, even where the gradient is NaN or inf;
+            # amax/amin scale a mask, so a NaN gradient reaches every element there
+            hit = be.isnan(x) if be.item(be.isnan(out)) else be.eq(x, o)
+            cnt = be.sum(be.astype(hit, be.dtype_of(g)), None, False)
+            return be.where(hit, be.div(g, cnt), be.zeros_like(x))
+        mask = be.astype(be.eq(x, o), be.dtype_of(g))
         cnt = be.sum(mask, self.axes, True)
         return be.mul(_expand(be, g, x.shape, self.axes, self.keepdim), be.div(mask, cnt))
 
@@ -432,6 +434,27 @@ def pnorm(be: Any, x: Any, p: float, axes: Any = None, keepdim: bool = False) ->
     return be.pow(be.sum(be.pow(ax, p), axes, keepdim), 1.0 / p)
 
 
+def pnorm_grad(be: Any, x: Any, gn: Any, norm: Any, p: float, axes: tuple) -> Any:
+    """``gn * d||x||_p / dx`` for norms kept over ``axes`` (torch's norm_backward, p > 0:
+    0 where the norm is 0, a NaN element shares the inf-norm's gradient)."""
+    if p == 1:
+        return be.mul(be.sign(x), gn)
+    zero = be.eq(norm, 0)
+    if p == 2:
+        return be.mul(gn, be.where(zero, 0, be.div(x, be.where(zero, 1, norm))))
+    ax = be.abs(x)
+    if math.isinf(p):
+        mask = be.astype(be.logical_or(be.eq(ax, norm), be.isnan(ax)), be.dtype_of(x))
+        return be.mul(be.sign(x), be.mul(be.div(gn, be.sum(mask, axes, True)), mask))
+    if p < 1:
+        xz = be.eq(x, 0)
+        t = be.where(xz, 0, be.pow(be.where(xz, 1, ax), p - 1))
+        return be.mul(be.mul(be.sign(x), t), be.mul(gn, be.pow(norm, 1 - p)))
+    scale = be.where(zero, 0, be.div(gn, be.pow(be.where(zero, 1, norm), p - 1)))
+    t = be.mul(be.sign(x), be.pow(ax, p - 1)) if p < 2 else be.mul(x, be.pow(ax, p - 2))
+    return be.mul(t, scale)
+
+
 class Norm(Op):
     def forward(self, x, p, axes, keepdim):
         out = self.be.contiguous(pnorm(self.be, x, p, axes, keepdim))
@@ -445,21 +468,9 @@ class Norm(Op):
         p = self.p
         ge = _expand(be, g, x.shape, self.axes, self.keepdim)
         oe = _expand(be, out, x.shape, self.axes, self.keepdim)
-        zero = be.zeros_like(ge)
         if p == 0:
-            return zero
-        if p == 1:
-            return be.mul(ge, be.sign(x))
-        if p in (math.inf, -math.inf):
-            mask = be.astype(be.eq(be.abs(x), oe), be.dtype_of(x))
-            cnt = be.sum(mask, self.axes, True)
-            return be.mul(be.mul(ge, be.sign(x)), be.div(mask, cnt))
-        if p == 2:
-            safe = be.where(be.eq(oe, 0), be.ones_like(oe), oe)
-            return be.where(be.eq(oe, 0), zero, be.div(be.mul(ge, x), safe))
-        safe = be.where(be.eq(oe, 0), be.ones_like(oe), oe)
-        r = be.div(be.mul(be.mul(x, be.pow(be.abs(x), p - 2)), ge), be.pow(safe, p - 1))
-        return be.where(be.eq(oe, 0), zero, r)
+            return be.zeros_like(ge)
+        return pnorm_grad(be, x, ge, oe, p, self.axes)
 
 
 def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,

@@ -5,7 +5,6 @@
 
 from __future__ import annotations
 
-import math
 from collections import namedtuple
 from typing import Any
 
@@ -19,7 +18,7 @@ from . import select as _s
 from .creation import tensor, zeros_like
 from .index import gather, sort
 from .matmul import matmul
-from .reduce import pnorm
+from .reduce import pnorm, pnorm_grad
 from .reduce import sum as _sum
 
 __all__ = ["aminmax", "corrcoef", "count_nonzero", "cov", "dist", "msort", "nanmean",
@@ -207,10 +206,16 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
             norm = wsum
         elif aweights is None:
             norm = _e.sub(wsum, correction)
+        elif fweights is None and n == 1 and correction == 1:
+            norm = 0
         else:
             norm = _e.sub(wsum, _e.div(_e.mul(_sum(_e.mul(w, aweights.to(x.dtype))),
                                               correction), wsum))
-    xm = _e.sub(x, avg)
+    if n == 1 and (fweights is None) != (aweights is None):
+        # torch's one weighted observation: the deviation is exactly 0, with no gradient
+        xm = _s.where(zeros_like(x, dtype=_dtype.bool_), x, 0.0)
+    else:
+        xm = _e.sub(x, avg)
     xw = xm if w is None else _e.mul(xm, w)
     c = _e.div(matmul(xw, xm.transpose(0, 1)),
                _s.clamp(norm, min=0) if isinstance(norm, Tensor) else max(norm, 0))
@@ -235,27 +240,6 @@ def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
     return _r.norm(_e.sub(input, other), p=p)
 
 
-def _pnorm_grad(be: Any, x: Any, gn: Any, norm: Any, p: float, axes: tuple) -> Any:
-    """``gn * d||x||_p / dx`` for norms kept over ``axes`` (torch's norm_backward, p > 0:
-    0 where the norm is 0, a NaN element shares the inf-norm's gradient)."""
-    if p == 1:
-        return be.mul(be.sign(x), gn)
-    zero = be.eq(norm, 0)
-    if p == 2:
-        return be.mul(gn, be.where(zero, 0, be.div(x, be.where(zero, 1, norm))))
-    ax = be.abs(x)
-    if math.isinf(p):
-        mask = be.astype(be.logical_or(be.eq(ax, norm), be.isnan(ax)), be.dtype_of(x))
-        return be.mul(be.sign(x), be.mul(be.div(gn, be.sum(mask, axes, True)), mask))
-    if p < 1:
-        xz = be.eq(x, 0)
-        t = be.where(xz, 0, be.pow(be.where(xz, 1, ax), p - 1))
-        return be.mul(be.mul(be.sign(x), t), be.mul(gn, be.pow(norm, 1 - p)))
-    scale = be.where(zero, 0, be.div(gn, be.pow(be.where(zero, 1, norm), p - 1)))
-    t = be.mul(be.sign(x), be.pow(ax, p - 1)) if p < 2 else be.mul(x, be.pow(ax, p - 2))
-    return be.mul(t, scale)
-
-
 class Renorm(Op):
     """``x * where(n > maxnorm, maxnorm / (n + 1e-7), 1)`` with ``n`` the p-norm of each
     slice along one dim. The backward is torch's: a slice left unscaled (a NaN norm
@@ -274,7 +258,7 @@ class Renorm(Op):
         be = self.be
         x, norm = self.saved
         axes, maxnorm = self.axes, self.maxnorm
-        nb = _pnorm_grad(be, x, be.sum(be.mul(x, g), axes, True), norm, self.p, axes)
+        nb = pnorm_grad(be, x, be.sum(be.mul(x, g), axes, True), norm, self.p, axes)
         inv = be.reciprocal(be.add(norm, 1e-7))
         gs = be.mul(be.mul(inv, maxnorm), be.sub(g, be.mul(inv, nb)))
         return be.where(be.gt(norm, maxnorm), gs, g), None, None, None

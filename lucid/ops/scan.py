@@ -35,7 +35,7 @@ def _running_index(a: np.ndarray, d: int, acc: Any) -> np.ndarray:
         return np.zeros(a.shape, np.int64)
     run = acc.accumulate(a, axis=d)
     hit = a == run
-    if a.dtype.kind == "f":
+    if a.dtype.kind not in "biu":  # floats, bfloat16 (kind "V") included
         hit |= np.isnan(a) & np.isnan(run)
     shape = [1] * a.ndim
     shape[d] = a.shape[d]
