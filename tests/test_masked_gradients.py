@@ -131,3 +131,16 @@ def test_cumulative_extremes_index_the_latest_nan(device: str, dtype: str) -> No
     x = lucid.tensor([1.0, NAN, 2.0, NAN, 0.0], dtype=getattr(lucid, dtype), device=_dev(device))
     for op in ("cummax", "cummin"):
         assert getattr(x, op)(0).indices.tolist() == [0, 1, 1, 3, 3], op
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("reduction,want", [("mean", [NAN]), ("sum", [0.0]), ("none", [0.0] * 3)])
+def test_cross_entropy_over_no_classes_with_smoothing(device: str, reduction: str,
+                                                      want: list) -> None:
+    x = lucid.zeros(3, 0, dtype=lucid.float64, requires_grad=True, device=_dev(device))
+    t = lucid.zeros(3, 0, dtype=lucid.float64, device=device)
+    loss = lucid.nn.functional.cross_entropy(x, t, weight=lucid.zeros(0, device=device),
+                                             label_smoothing=0.2, reduction=reduction)
+    _same(np.atleast_1d(loss.detach().numpy()).tolist(), want)
+    loss.sum().backward()
+    assert x.grad.shape == (3, 0)

@@ -243,7 +243,7 @@ def _cross_entropy_probs(input: Tensor, target: Tensor, weight: Tensor | None,
     n = input.shape[cdim]
     logp = log_softmax(input, cdim)
     if label_smoothing > 0:
-        target = _e.add(_e.mul(target, 1 - label_smoothing), label_smoothing / n)
+        target = _e.add(_e.mul(target, 1 - label_smoothing), label_smoothing / n if n else 0.0)
     prod = _e.mul(logp, target)
     if weight is not None:
         prod = _e.mul(prod, weight.reshape(-1, *([1] * (input.ndim - cdim - 1))))  # type: ignore
