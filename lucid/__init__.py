@@ -111,36 +111,7 @@ from ._memory_format import (  # noqa: E402
     memory_format,
     preserve_format,
 )
-from ._functional_top import (  # noqa: E402
-    adaptive_avg_pool1d,
-    avg_pool1d,
-    batch_norm,
-    bilinear,
-    celu,
-    channel_shuffle,
-    conv1d,
-    conv2d,
-    conv3d,
-    conv_transpose1d,
-    conv_transpose2d,
-    conv_transpose3d,
-    cosine_similarity,
-    dropout,
-    embedding,
-    group_norm,
-    hardshrink,
-    instance_norm,
-    layer_norm,
-    max_pool1d,
-    max_pool2d,
-    max_pool3d,
-    pairwise_distance,
-    pixel_shuffle,
-    pixel_unshuffle,
-    prelu,
-    selu,
-    threshold,
-)
+from ._functional_top import *  # noqa: E402,F403
 from . import optim  # noqa: E402
 from .serialization import load, load_file, save, save_file  # noqa: E402
 from . import data, datasets, utils  # noqa: E402
@@ -156,6 +127,13 @@ from .amp import (  # noqa: E402
     set_autocast_dtype,
     set_autocast_enabled,
 )
+from .amp import GradScaler  # noqa: E402
+from .amp.autocast_mode import (  # noqa: E402
+    get_autocast_cpu_dtype,
+    is_autocast_cpu_enabled,
+    set_autocast_cpu_dtype,
+    set_autocast_cpu_enabled,
+)
 from . import __config__, accelerator, compiler, jit, mps, multiprocessing  # noqa: E402
 from . import onnx, profiler, special, testing, version  # noqa: E402
 from .backends._precision import (  # noqa: E402
@@ -167,11 +145,15 @@ from .ops.activation import log_softmax, softmax  # noqa: E402
 from ._repr import set_printoptions  # noqa: E402
 from ._runtime import (  # noqa: E402
     are_deterministic_algorithms_enabled,
+    get_deterministic_debug_mode,
     get_num_interop_threads,
     get_num_threads,
     is_deterministic_algorithms_warn_only_enabled,
+    is_warn_always_enabled,
+    set_deterministic_debug_mode,
     set_num_interop_threads,
     set_num_threads,
+    set_warn_always,
     use_deterministic_algorithms,
 )
 from .ops.legacy import (  # noqa: E402
@@ -192,7 +174,7 @@ nan = _math.nan
 pi = _math.pi
 e = _math.e
 newaxis = None
-from .ops.special import digamma, erf, erfc, erfinv, igamma, lgamma, polygamma  # noqa: E402
+from .ops.special import digamma, erf, erfc, erfinv, igamma, igammac, lgamma, polygamma  # noqa: E402,E501
 from .ops.random_gamma import poisson  # noqa: E402
 from . import distributions  # noqa: E402
 from . import linalg  # noqa: E402
@@ -211,3 +193,10 @@ from .ops.complex import polar, real, resolve_conj, view_as_complex, view_as_rea
 from .ops.complex import adjoint  # noqa: E402
 from .ops.index_scatter import index_reduce, select_scatter, slice_scatter  # noqa: E402
 from .ops.complex import complex  # noqa: E402,A004
+from ._function_variants import *  # noqa: E402,F403
+from .ops.strided import *  # noqa: E402,F403
+from .autograd.anomaly_mode import (  # noqa: E402
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+    set_anomaly_enabled,
+)

@@ -21,6 +21,9 @@ __all__ = [
     "conv_transpose3d", "cosine_similarity", "dropout", "embedding", "group_norm", "hardshrink",
     "instance_norm", "layer_norm", "max_pool1d", "max_pool2d", "max_pool3d", "pairwise_distance",
     "pixel_shuffle", "pixel_unshuffle", "prelu", "selu", "threshold",
+    "binary_cross_entropy_with_logits", "constant_pad_nd", "convolution", "cosine_embedding_loss",
+    "ctc_loss", "hinge_embedding_loss", "kl_div", "margin_ranking_loss", "max_pool1d_with_indices",
+    "adaptive_max_pool1d", "poisson_nll_loss", "rms_norm", "triplet_margin_loss",
 ]
 
 adaptive_avg_pool1d = F.adaptive_avg_pool1d
@@ -121,3 +124,112 @@ def embedding(weight: Tensor, indices: Tensor, padding_idx: int = -1,
     ``padding_idx`` means none, as in torch's top-level form)."""
     return F.embedding(indices, weight, None if padding_idx < 0 else padding_idx,
                        scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
+
+
+# torch's top-level losses take ``reduction`` as ATen's enum: 0 none, 1 mean, 2 sum
+_REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
+
+
+def _reduction(reduction: int) -> str:
+    if isinstance(reduction, bool) or reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction (0: none, 1: mean, "
+                         "2: sum)")
+    return _REDUCTIONS[reduction]
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                                     pos_weight: Tensor | None = None,
+                                     reduction: int = 1) -> Tensor:
+    """``torch.binary_cross_entropy_with_logits`` (``reduction`` 0/1/2: none/mean/sum)."""
+    return F.binary_cross_entropy_with_logits(input, target, weight,
+                                              reduction=_reduction(reduction),
+                                              pos_weight=pos_weight)
+
+
+def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
+                          reduction: int = 1) -> Tensor:
+    """``torch.cosine_embedding_loss`` (``reduction`` 0/1/2: none/mean/sum)."""
+    return F.cosine_embedding_loss(input1, input2, target, margin,
+                                   reduction=_reduction(reduction))
+
+
+def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_lengths: Any,
+             blank: int = 0, reduction: int = 1, zero_infinity: bool = False) -> Tensor:
+    """``torch.ctc_loss`` (``reduction`` 0/1/2: none/mean/sum)."""
+    return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank,
+                      _reduction(reduction), zero_infinity)
+
+
+def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
+                         reduction: int = 1) -> Tensor:
+    """``torch.hinge_embedding_loss`` (``reduction`` 0/1/2: none/mean/sum)."""
+    return F.hinge_embedding_loss(input, target, margin, reduction=_reduction(reduction))
+
+
+def kl_div(input: Tensor, target: Tensor, reduction: int = 1, *,
+           log_target: bool = False) -> Tensor:
+    """``torch.kl_div`` (``reduction`` 0/1/2: none/mean/sum; mean is over every element)."""
+    return F.kl_div(input, target, reduction=_reduction(reduction), log_target=log_target)
+
+
+def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
+                        reduction: int = 1) -> Tensor:
+    """``torch.margin_ranking_loss`` (``reduction`` 0/1/2: none/mean/sum)."""
+    return F.margin_ranking_loss(input1, input2, target, margin,
+                                 reduction=_reduction(reduction))
+
+
+def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool, full: bool, eps: float,
+                     reduction: int) -> Tensor:
+    """``torch.poisson_nll_loss`` (every argument required, as torch's top-level form)."""
+    return F.poisson_nll_loss(input, target, log_input, full, eps=eps,
+                              reduction=_reduction(reduction))
+
+
+def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0,
+                        p: float = 2, eps: float = 1e-06, swap: bool = False,
+                        reduction: int = 1) -> Tensor:
+    """``torch.triplet_margin_loss`` (``reduction`` 0/1/2: none/mean/sum)."""
+    return F.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap,
+                                 reduction=_reduction(reduction))
+
+
+def rms_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None,
+             eps: float | None = None) -> Tensor:
+    """``torch.rms_norm``: ``F.rms_norm``."""
+    return F.rms_norm(input, normalized_shape, weight, eps)
+
+
+def constant_pad_nd(input: Tensor, pad: Any, value: float = 0) -> Tensor:
+    """``torch.constant_pad_nd``: ``F.pad`` with a constant (negative pads crop)."""
+    return F.pad(input, list(pad), "constant", value)
+
+
+def max_pool1d_with_indices(input: Tensor, kernel_size: Any, stride: Any = (), padding: Any = 0,
+                            dilation: Any = 1, ceil_mode: bool = False) -> tuple[Tensor, Tensor]:
+    """``torch.max_pool1d_with_indices``: the pooled values and their positions."""
+    return F.max_pool1d(input, kernel_size, stride or None, padding, dilation, ceil_mode,
+                        return_indices=True)
+
+
+def adaptive_max_pool1d(input: Tensor, output_size: Any) -> tuple[Tensor, Tensor]:
+    """``torch.adaptive_max_pool1d``: the pooled values and their positions (torch's
+    top-level form always returns both)."""
+    return F.adaptive_max_pool1d(input, output_size, return_indices=True)
+
+
+_CONV = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}
+_CONV_T = {1: F.conv_transpose1d, 2: F.conv_transpose2d, 3: F.conv_transpose3d}
+
+
+def convolution(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, padding: Any,
+                dilation: Any, transposed: bool, output_padding: Any, groups: int) -> Tensor:
+    """``torch.convolution``: the 1-, 2- or 3-d convolution (or transposed convolution) the
+    weight's rank names, with every argument given."""
+    nd = weight.ndim - 2
+    if nd not in _CONV:
+        raise RuntimeError(f"convolution(): expected a 3-, 4- or 5-d weight, got {weight.ndim}-d")
+    if transposed:
+        return _CONV_T[nd](input, weight, bias, stride, padding, output_padding, groups,
+                           dilation)
+    return _CONV[nd](input, weight, bias, stride, padding, dilation, groups)

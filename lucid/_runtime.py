@@ -22,12 +22,13 @@ from . import _background_compile
 from .kernels import _threads
 
 __all__ = [
-    "are_deterministic_algorithms_enabled", "get_num_interop_threads", "get_num_threads",
-    "is_deterministic_algorithms_warn_only_enabled", "set_num_interop_threads",
-    "set_num_threads", "use_deterministic_algorithms",
+    "are_deterministic_algorithms_enabled", "get_deterministic_debug_mode",
+    "get_num_interop_threads", "get_num_threads", "is_deterministic_algorithms_warn_only_enabled",
+    "is_warn_always_enabled", "set_deterministic_debug_mode", "set_num_interop_threads",
+    "set_num_threads", "set_warn_always", "use_deterministic_algorithms",
 ]
 
-_SETTINGS = {"deterministic": False, "warn_only": False,
+_SETTINGS = {"deterministic": False, "warn_only": False, "warn_always": False,
              "interop_threads": os.cpu_count() or 1, "interop_set": False}
 
 def set_num_threads(int: int) -> None:  # noqa: A002  (torch's argument name)
@@ -102,3 +103,40 @@ def are_deterministic_algorithms_enabled() -> bool:
 def is_deterministic_algorithms_warn_only_enabled() -> bool:
     """Whether deterministic mode was set with ``warn_only=True``."""
     return bool(_SETTINGS["warn_only"])
+
+
+_DEBUG_MODES = {"default": 0, "warn": 1, "error": 2}
+
+
+def set_deterministic_debug_mode(debug_mode: str | int) -> None:
+    """``use_deterministic_algorithms`` by level, as torch's: "default"/0 off, "warn"/1 on
+    with ``warn_only=True``, "error"/2 on."""
+    if isinstance(debug_mode, str):
+        if debug_mode not in _DEBUG_MODES:
+            raise RuntimeError("invalid value of debug_mode, expected one of `default`, "
+                               f"`warn`, `error`, but got {debug_mode}")
+        debug_mode = _DEBUG_MODES[debug_mode]
+    elif not isinstance(debug_mode, int) or isinstance(debug_mode, bool):
+        raise TypeError(f"debug_mode must be str or int, but got {type(debug_mode)}")
+    if debug_mode not in (0, 1, 2):
+        raise RuntimeError("invalid value of debug_mode, expected 0, 1, or 2, but got "
+                           f"{debug_mode}")
+    use_deterministic_algorithms(debug_mode > 0, warn_only=debug_mode == 1)
+
+
+def get_deterministic_debug_mode() -> int:
+    """0, 1 or 2: the level ``set_deterministic_debug_mode`` sets (see there)."""
+    if not are_deterministic_algorithms_enabled():
+        return 0
+    return 1 if is_deterministic_algorithms_warn_only_enabled() else 2
+
+
+def set_warn_always(b: bool) -> None:
+    """Record torch's "warn always" flag: lucid's warnings go through Python's ``warnings``
+    filters, which decide how often each appears; the flag is reported back as set."""
+    _SETTINGS["warn_always"] = bool(b)
+
+
+def is_warn_always_enabled() -> bool:
+    """Whether ``set_warn_always(True)`` is in effect."""
+    return bool(_SETTINGS["warn_always"])

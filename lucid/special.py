@@ -1,7 +1,11 @@
 """``lucid.special``: special functions, as ``torch.special``, all differentiable.
 
 Most are the same ops as the top-level names (``special.erf`` is ``lucid.erf``); the rest are
-compositions (``ndtr``, ``log_ndtr``, ``entr``, ``xlog1py``, ``multigammaln``, ...).
+compositions (``ndtr``, ``log_ndtr``, ``entr``, ``xlog1py``, ``multigammaln``, ...), the
+Bessel family (``lucid.ops.special_bessel``), ``erfcx`` and ``zeta``
+(``lucid.ops.special_erfcx_zeta``) and the orthogonal polynomials
+(``lucid.ops.special_polynomials``). As in PyTorch, the Bessel functions other than ``i0e``,
+``i1`` and ``i1e`` and the polynomials have no gradient.
 
 Example::
 
@@ -22,24 +26,61 @@ from .ops.elementwise import expm1, log, log1p, mul, round, sigmoid
 from .ops.math_extra import exp2, i0, logit, sinc, xlogy
 from .ops.reduce import logsumexp
 from .ops.select import where
-from .ops.special import digamma, erf, erfc, erfinv, igamma, lgamma, polygamma
+from .ops.special import digamma, erf, erfc, erfinv, igamma, igammac, lgamma, polygamma
+from .ops.special_bessel import (
+    airy_ai,
+    bessel_j0,
+    bessel_j1,
+    bessel_y0,
+    bessel_y1,
+    i0e,
+    i1,
+    i1e,
+    modified_bessel_i0,
+    modified_bessel_i1,
+    modified_bessel_k0,
+    modified_bessel_k1,
+    scaled_modified_bessel_k0,
+    scaled_modified_bessel_k1,
+    spherical_bessel_j0,
+)
+from .ops.special_erfcx_zeta import erfcx, zeta
+from .ops.special_polynomials import (
+    chebyshev_polynomial_t,
+    chebyshev_polynomial_u,
+    chebyshev_polynomial_v,
+    chebyshev_polynomial_w,
+    hermite_polynomial_h,
+    hermite_polynomial_he,
+    laguerre_polynomial_l,
+    legendre_polynomial_p,
+    shifted_chebyshev_polynomial_t,
+    shifted_chebyshev_polynomial_u,
+    shifted_chebyshev_polynomial_v,
+    shifted_chebyshev_polynomial_w,
+)
 
 __all__ = [
-    "digamma", "entr", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "gammainc",
-    "gammaincc", "gammaln", "i0", "log1p", "log_ndtr", "log_softmax", "logit", "logsumexp",
-    "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "round", "sinc", "softmax", "xlog1py",
-    "xlogy",
+    "airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "chebyshev_polynomial_t",
+    "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w", "digamma",
+    "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1", "gammainc",
+    "gammaincc", "gammaln", "hermite_polynomial_h", "hermite_polynomial_he", "i0", "i0e", "i1",
+    "i1e", "laguerre_polynomial_l", "legendre_polynomial_p", "log1p", "log_ndtr",
+    "log_softmax", "logit", "logsumexp", "modified_bessel_i0", "modified_bessel_i1",
+    "modified_bessel_k0", "modified_bessel_k1", "multigammaln", "ndtr", "ndtri", "polygamma",
+    "psi", "round", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
+    "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u",
+    "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w", "sinc", "softmax",
+    "spherical_bessel_j0", "xlog1py", "xlogy", "zeta",
 ]
 
 expit = sigmoid
 gammaln = lgamma
 psi = digamma
 gammainc = igamma
+gammaincc = igammac
 
 
-def gammaincc(input: Tensor, other: Tensor) -> Tensor:
-    """The regularised upper incomplete gamma function ``Q(a, x) = 1 - P(a, x)``."""
-    return 1 - igamma(input, other)
 
 
 def ndtr(input: Tensor) -> Tensor:

@@ -48,7 +48,47 @@ CASES: list[tuple[str, Any]] = [
     ("instance_norm", lambda m, t: m.instance_norm(t(_r(2, 3, 5)), t(_r(3)), t(_r(3, seed=4)),
                                                    None, None, True, 0.1, 1e-5, True)),
     ("embedding", lambda m, t: m.embedding(t(_r(6, 4)), t(np.array([[1, 5], [0, 1]])), 1)),
+    ("convolution", lambda m, t: m.convolution(t(_r(2, 3, 9)), t(_r(4, 3, 3)), t(_r(4)), [2],
+                                               [1], [1], False, [0], 1)),
+    ("convolution_transposed", lambda m, t: m.convolution(
+        t(_r(2, 4, 5, 5)), t(_r(4, 3, 3, 3)), None, [2, 2], [1, 1], [1, 1], True, [1, 1], 1)),
+    ("constant_pad_nd", lambda m, t: m.constant_pad_nd(t(_r(2, 3, 9)), [1, -2, 0, 1], 3.0)),
+    ("rms_norm", lambda m, t: m.rms_norm(t(_r(2, 3, 4)), [4], t(_r(4)), 1e-6)),
+    ("max_pool1d_with_indices", lambda m, t: m.max_pool1d_with_indices(t(_r(2, 3, 9)), 3)[0]),
+    ("adaptive_max_pool1d", lambda m, t: m.adaptive_max_pool1d(t(_r(2, 3, 9)), 4)[1]),
 ]
+
+_A, _B, _Y = _r(4, 5), _r(4, 5, seed=7), np.sign(_r(4, seed=9))
+LOSSES: list[tuple[str, Any]] = [
+    ("binary_cross_entropy_with_logits",
+     lambda m, t, r: m.binary_cross_entropy_with_logits(t(_A), t((_B > 0) * 1.0), t(_r(5)),
+                                                        t(np.abs(_r(5))), r)),
+    ("cosine_embedding_loss", lambda m, t, r: m.cosine_embedding_loss(t(_A), t(_B), t(_Y), 0.1, r)),
+    ("hinge_embedding_loss", lambda m, t, r: m.hinge_embedding_loss(t(_A), t(np.sign(_B)), 0.5, r)),
+    ("kl_div", lambda m, t, r: m.kl_div(t(_A), t(np.abs(_B)), r)),
+    ("kl_div_log_target", lambda m, t, r: m.kl_div(t(_A), t(_B), r, log_target=True)),
+    ("margin_ranking_loss",
+     lambda m, t, r: m.margin_ranking_loss(t(_A[:, 0]), t(_B[:, 0]), t(_Y), 0.2, r)),
+    ("triplet_margin_loss",
+     lambda m, t, r: m.triplet_margin_loss(t(_A), t(_B), t(_A[::-1].copy()), 1.0, 2, 1e-6,
+                                           True, r)),
+    ("poisson_nll_loss",
+     lambda m, t, r: m.poisson_nll_loss(t(_A), t(np.abs(_B)), True, True, 1e-8, r)),
+]
+
+
+@pytest.mark.parametrize("reduction", [0, 1, 2])
+@pytest.mark.parametrize("name,call", LOSSES, ids=[c[0] for c in LOSSES])
+def test_top_level_loss_takes_the_reduction_enum(torch: Any, name: str, call: Any,
+                                                 reduction: int) -> None:
+    got = call(lucid, lambda a: lucid.tensor(a), reduction)
+    want = call(torch, lambda a: torch.tensor(a), reduction)
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_top_level_loss_refuses_a_reduction_name() -> None:
+    with pytest.raises(ValueError, match="not a valid value for reduction"):
+        lucid.kl_div(lucid.zeros(2), lucid.zeros(2), "mean")
 
 
 @pytest.mark.parametrize("name,call", CASES, ids=[c[0] for c in CASES])

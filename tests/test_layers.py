@@ -40,11 +40,15 @@ OPS_ORDER = ["_util", "_autocast", "views", "creation", "shape", "device", "inpl
              "random",
              "random_gamma", "random_fill", "sorting", "scan", "combine",
              "index_update", "index_scatter", "nonfinite", "legacy", "math_extra", "reduce_extra",
-             "layout_extra", "special", "activation",
+             "layout_extra", "special", "special_bessel", "special_erfcx_zeta",
+             "special_polynomials", "linalg_lu", "linalg_eig", "linalg_ldl", "linalg_matrix_exp",
+             "linalg_solvers", "linalg_structured", "strided", "activation",
              "normalization", "loss_binary", "loss", "conv", "pool", "conv3d", "pool3d",
              "dropout", "embedding",
              "interpolate", "pixel", "distance", "loss_margin", "loss_nll", "ctc", "gumbel",
-             "lrn", "grid_sample", "embedding_bag", "attention", "rnn", "sparse_ops",
+             "lrn", "grid_sample", "embedding_bag", "attention", "attention_mha",
+             "activation_inplace", "rrelu", "dropout_alpha", "pool_with_indices", "unpool",
+             "pool_lp", "pool_fractional", "rnn", "sparse_ops",
              "sparse_coo", "sparse_api", "_graph_backend", "_graph", "tensor_methods",
              "tensor_methods_math"]
 

@@ -12,7 +12,7 @@ import pytest
 import lucid.nn as nn
 import lucid.nn.functional as F
 
-# What ``lucid.nn.functional`` exported before it listed its names by hand.
+# What ``lucid.nn.functional`` exports (each name written out in functional.py).
 _F_NAMES = {
     "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d",
     "avg_pool1d", "avg_pool2d", "batch_norm", "bilinear", "binary_cross_entropy",
@@ -33,6 +33,14 @@ _F_NAMES = {
     "margin_ranking_loss", "cosine_embedding_loss", "hinge_embedding_loss", "soft_margin_loss",
     "multilabel_soft_margin_loss", "multi_margin_loss", "multilabel_margin_loss",
     "gaussian_nll_loss", "poisson_nll_loss",
+    "elu_", "celu_", "selu_", "hardtanh_", "leaky_relu_", "threshold_", "rrelu", "rrelu_",
+    "alpha_dropout", "feature_alpha_dropout", "max_pool1d_with_indices",
+    "max_pool2d_with_indices", "max_pool3d_with_indices", "adaptive_max_pool1d_with_indices",
+    "adaptive_max_pool2d_with_indices", "adaptive_max_pool3d_with_indices", "max_unpool1d",
+    "max_unpool2d", "max_unpool3d", "lp_pool1d", "lp_pool2d", "lp_pool3d",
+    "fractional_max_pool2d", "fractional_max_pool2d_with_indices", "fractional_max_pool3d",
+    "fractional_max_pool3d_with_indices", "multi_head_attention_forward",
+    "native_channel_shuffle", "pdist", "upsample", "upsample_bilinear", "upsample_nearest",
 }
 
 

@@ -66,6 +66,26 @@ def set_autocast_dtype(device_type: str, dtype: Any) -> None:
     _ac.state.dtype[_kind(device_type)] = _dtype.to_dtype(dtype)
 
 
+def get_autocast_cpu_dtype() -> _dtype.dtype:
+    """``get_autocast_dtype("cpu")`` (torch's older name)."""
+    return get_autocast_dtype("cpu")
+
+
+def set_autocast_cpu_dtype(dtype: Any) -> None:
+    """``set_autocast_dtype("cpu", dtype)`` (torch's older name)."""
+    set_autocast_dtype("cpu", dtype)
+
+
+def is_autocast_cpu_enabled() -> bool:
+    """``is_autocast_enabled("cpu")`` (torch's older name)."""
+    return is_autocast_enabled("cpu")
+
+
+def set_autocast_cpu_enabled(enabled: bool) -> None:
+    """``set_autocast_enabled("cpu", enabled)`` (torch's older name)."""
+    set_autocast_enabled("cpu", enabled)
+
+
 def clear_autocast_cache() -> None:
     """Drop the cached low-precision copies of parameters (done when the outermost autocast
     region exits)."""

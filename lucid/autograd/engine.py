@@ -24,6 +24,8 @@ from ._accumulate import (
     run_hook,
 )
 from ._reach import useful as _useful
+from .anomaly_mode import _state as _anomaly
+from .anomaly_mode import checked_backward
 from .function import Op
 
 _grad_on = grad_mode._state
@@ -149,6 +151,8 @@ def _run(roots: list[tuple[Any, Any]], retain_graph: bool,
     ready = [n for n in ready if deps[n] == 0]
     early = capture is None
     call = _graph_backward if graph else None
+    if _anomaly.on:
+        call = checked_backward(call)
 
     # nodes whose pending gradient is an array this loop made (further adds go in place)
     owned: set | None = None if graph else set()

@@ -12,6 +12,8 @@ from typing import Any
 
 from .._tensor import Tensor, _make, _RemovableHandle
 from . import grad_mode
+from .anomaly_mode import _state as _anomaly
+from .anomaly_mode import forward_stack
 
 __all__ = ["Op", "Function", "FunctionCtx", "also_saved"]
 
@@ -95,6 +97,8 @@ class Op:
             t = _make(out, be, True, fn)
             if fn.saved:
                 _record_versions(fn, args, held, out, t)
+            if _anomaly.on:
+                fn._anomaly_trace = forward_stack()
         else:
             t = _make(out, be, False, None)
         if cls.is_view:

@@ -11,7 +11,8 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode"]
+__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
+           "set_multithreading_enabled", "is_multithreading_enabled"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -118,3 +119,58 @@ class set_grad_enabled(_GradModeBase):
     def __call__(self, fn: F) -> F:
         _state.on = self._prev  # as a decorator it only applies inside the call
         return super().__call__(fn)
+
+
+_multithreading = [True]
+
+
+def is_multithreading_enabled() -> bool:
+    """Whether the backward pass may run on several threads (the last setting made by
+    ``set_multithreading_enabled``; lucid's engine runs every backward on the calling thread
+    either way)."""
+    return _multithreading[0]
+
+
+class set_multithreading_enabled(_GradModeBase):
+    """Allow or forbid a multithreaded backward, at once; used as a context manager or
+    decorator, the previous setting comes back on exit (``torch.autograd
+    .set_multithreading_enabled``). lucid's engine is single-threaded, so this changes only
+    what ``is_multithreading_enabled`` reports. As a decorator it applies only inside the
+    decorated calls (as ``set_grad_enabled``), where PyTorch 2.13's leaves the mode switched
+    from the moment of decorating.
+
+    Example::
+
+        with lucid.autograd.set_multithreading_enabled(False):
+            loss.backward()
+    """
+
+    def __init__(self, mode: bool) -> None:
+        self.prev = _multithreading[0]
+        self.mode = bool(mode)
+        _multithreading[0] = self.mode
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc: object) -> None:
+        _multithreading[0] = self.prev
+
+    def __call__(self, fn: F) -> F:
+        _multithreading[0] = self.prev
+        mode = self.mode
+
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            prev = _multithreading[0]
+            _multithreading[0] = mode
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                _multithreading[0] = prev
+
+        return wrapper  # type: ignore[return-value]
+
+    def clone(self) -> set_multithreading_enabled:
+        """A new manager with the same mode."""
+        return self.__class__(self.mode)

@@ -390,6 +390,11 @@ class GpuBackend(GpuState):
         return mx.swapaxes(x, a, b)
 
     @staticmethod
+    def as_strided(x: Array, size: tuple[int, ...], stride: tuple[int, ...],
+                   offset: int) -> Array:
+        return mx.as_strided(mx.contiguous(x), list(size), list(stride), offset)
+
+    @staticmethod
     def diagonal(x: Array, offset: int, d1: int, d2: int) -> Array:
         return mx.diagonal(x, offset, d1, d2)
 

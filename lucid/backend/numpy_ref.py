@@ -365,6 +365,16 @@ class NumpyBackend(NnReference):
         return x.swapaxes(a, b)
 
     @staticmethod
+    def as_strided(x: Array, size: tuple[int, ...], stride: tuple[int, ...],
+                   offset: int) -> Array:
+        """A view of the elements ``offset + sum(i_k * stride_k)`` of a C-contiguous ``x``
+        (the caller checks the bounds), writable where ``x`` is."""
+        flat = x.reshape(-1)
+        return np.lib.stride_tricks.as_strided(flat[offset:], size,
+                                               tuple(s * flat.itemsize for s in stride),
+                                               writeable=bool(x.flags.writeable))
+
+    @staticmethod
     def diagonal(x: Array, offset: int, d1: int, d2: int) -> Array:
         """The ``offset`` diagonals of the (d1, d2) planes as the last dim: a view, writable
         where ``x`` is (numpy hands diagonals out read-only)."""

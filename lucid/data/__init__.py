@@ -3,7 +3,16 @@
 
 from ._workers import WorkerInfo, get_worker_info
 from .dataloader import DataLoader, default_collate, default_convert
-from .dataset import ConcatDataset, Dataset, IterableDataset, Subset, TensorDataset, random_split
+from .dataset import (
+    ChainDataset,
+    ConcatDataset,
+    Dataset,
+    IterableDataset,
+    StackDataset,
+    Subset,
+    TensorDataset,
+    random_split,
+)
 from .distributed import DistributedSampler
 from .sampler import (
     BatchSampler,
@@ -15,6 +24,7 @@ from .sampler import (
 )
 
 __all__ = ["DataLoader", "default_collate", "default_convert", "Dataset", "IterableDataset",
-           "TensorDataset", "Subset", "ConcatDataset", "random_split", "Sampler",
+           "TensorDataset", "Subset", "ConcatDataset", "ChainDataset", "StackDataset",
+           "random_split", "Sampler",
            "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "BatchSampler",
            "WeightedRandomSampler", "get_worker_info", "WorkerInfo", "DistributedSampler"]

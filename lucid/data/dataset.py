@@ -1,10 +1,11 @@
-"""Datasets: ``Dataset``, ``TensorDataset``, ``Subset``, ``ConcatDataset``, ``random_split``."""
+"""Datasets: ``Dataset``, ``IterableDataset``, ``TensorDataset``, ``Subset``, ``ConcatDataset``,
+``ChainDataset``, ``StackDataset``, ``random_split``."""
 
 from __future__ import annotations
 
 import bisect
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Generic, TypeVar
 
 from .._tensor import Tensor
@@ -13,7 +14,7 @@ from ..ops.random import randperm
 T = TypeVar("T")
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "Subset", "ConcatDataset",
-           "random_split"]
+           "ChainDataset", "StackDataset", "random_split"]
 
 
 class Dataset(Generic[T]):
@@ -38,6 +39,9 @@ class IterableDataset(Dataset[T]):
 
     def __iter__(self) -> Any:
         raise NotImplementedError("Subclasses of IterableDataset should implement __iter__.")
+
+    def __add__(self, other: Dataset[T]) -> ChainDataset:  # type: ignore[override]
+        return ChainDataset([self, other])
 
 
 class TensorDataset(Dataset[tuple[Tensor, ...]]):
@@ -109,6 +113,95 @@ class ConcatDataset(Dataset[T]):
         d = bisect.bisect_right(self.cumulative_sizes, idx)
         prev = self.cumulative_sizes[d - 1] if d > 0 else 0
         return self.datasets[d][idx - prev]
+
+
+class ChainDataset(IterableDataset):
+    """Several iterable data sets read one after another, on the fly (``a + b`` of two
+    iterable data sets builds one).
+
+    Example::
+
+        stream = ChainDataset([shard0, shard1])
+        for sample in stream:
+            ...
+    """
+
+    def __init__(self, datasets: Iterable[Dataset]) -> None:
+        super().__init__()
+        self.datasets = datasets
+
+    def __iter__(self) -> Iterator[Any]:
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            yield from d
+
+    def __len__(self) -> int:
+        total = 0
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            total += len(d)  # type: ignore[arg-type]
+        return total
+
+
+class StackDataset(Dataset[Any]):
+    """Data sets of one length side by side: ``StackDataset(a, b)[i] == (a[i], b[i])`` and
+    ``StackDataset(x=a, y=b)[i] == {"x": a[i], "y": b[i]}``. Batched reads go through each
+    data set's ``__getitems__`` where it has one.
+
+    Example::
+
+        ds = StackDataset(image=images, label=labels)
+        ds[0]              # {"image": images[0], "label": labels[0]}
+    """
+
+    datasets: tuple | dict
+
+    def __init__(self, *args: Dataset[Any], **kwargs: Dataset[Any]) -> None:
+        if args:
+            if kwargs:
+                raise ValueError("Supported either ``tuple``- (via ``args``) or"
+                                 "``dict``- (via ``kwargs``) like input/output, but both types "
+                                 "are given.")
+            self._length = len(args[0])  # type: ignore[arg-type]
+            if any(self._length != len(d) for d in args):  # type: ignore[arg-type]
+                raise ValueError("Size mismatch between datasets")
+            self.datasets = args
+        elif kwargs:
+            tmp = list(kwargs.values())
+            self._length = len(tmp[0])  # type: ignore[arg-type]
+            if any(self._length != len(d) for d in tmp):  # type: ignore[arg-type]
+                raise ValueError("Size mismatch between datasets")
+            self.datasets = kwargs
+        else:
+            raise ValueError("At least one dataset should be passed")
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(self.datasets, dict):
+            return {k: d[index] for k, d in self.datasets.items()}
+        return tuple(d[index] for d in self.datasets)
+
+    def __getitems__(self, indices: list) -> list:
+        named = self.datasets.items() if isinstance(self.datasets, dict) else \
+            enumerate(self.datasets)
+        columns: list[tuple[Any, list]] = []
+        for k, d in named:
+            getitems = getattr(d, "__getitems__", None)
+            if callable(getitems):
+                items = getitems(indices)
+                if len(items) != len(indices):
+                    raise ValueError("Nested dataset's output size mismatch. Expected "
+                                     f"{len(indices)}, got {len(items)}")
+            else:
+                items = [d[i] for i in indices]
+            columns.append((k, items))
+        if isinstance(self.datasets, dict):
+            return [{k: items[j] for k, items in columns} for j in range(len(indices))]
+        return [tuple(items[j] for _, items in columns) for j in range(len(indices))]
+
+    def __len__(self) -> int:
+        return self._length
 
 
 def random_split(dataset: Dataset[T], lengths: Sequence[int | float],

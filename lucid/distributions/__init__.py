@@ -1,6 +1,7 @@
 """Probability distributions, as ``torch.distributions``: parameterised distributions with
 ``sample`` / ``rsample`` (reparameterised, differentiable), ``log_prob``, ``entropy``, moments
-and, where defined, ``cdf`` / ``icdf``; constraints, transforms and ``kl_divergence``.
+and, where defined, ``cdf`` / ``icdf``; constraints, transforms, the ``biject_to`` /
+``transform_to`` registries and ``kl_divergence``.
 
 Sampling draws from lucid's generator, so ``lucid.manual_seed`` reproduces samples.
 
@@ -13,30 +14,77 @@ Example::
     D.kl_divergence(p, D.Normal(1.0, 2.0))
 """
 
-from . import constraints, transforms
+from . import constraints, kl_cross, transforms  # noqa: F401  (kl_cross registers pairs)
+from .circular import VonMises
+from .constraint_registry import biject_to, transform_to
 from .constraints import Constraint
 from .continuous import Exponential, Laplace, Normal, Uniform
-from .discrete import Bernoulli, Categorical, OneHotCategorical, Poisson
+from .counts import Binomial, Geometric, Multinomial, NegativeBinomial
+from .discrete import (
+    Bernoulli,
+    Categorical,
+    OneHotCategorical,
+    OneHotCategoricalStraightThrough,
+    Poisson,
+)
 from .distribution import Distribution, ExponentialFamily
-from .gamma_family import Beta, Dirichlet, Gamma
+from .extreme_value import GeneralizedPareto, Gumbel, Weibull
+from .folded import HalfCauchy, HalfNormal
+from .gamma_family import Beta, Chi2, Dirichlet, Gamma, InverseGamma
+from .heavy_tailed import Cauchy, FisherSnedecor, Pareto, StudentT
 from .independent import Independent
 from .kl import kl_divergence, register_kl
+from .lowrank_multivariate_normal import LowRankMultivariateNormal
+from .matrix_variate import LKJCholesky, Wishart
+from .mixture import MixtureSameFamily
 from .multivariate_normal import MultivariateNormal
-from .transformed import LogitRelaxedBernoulli, LogNormal, RelaxedBernoulli, TransformedDistribution
+from .relaxed_categorical import RelaxedOneHotCategorical
+from .transformed import (
+    LogisticNormal,
+    LogitRelaxedBernoulli,
+    LogNormal,
+    RelaxedBernoulli,
+    TransformedDistribution,
+)
 from .transforms import (
+    AbsTransform,
     AffineTransform,
+    CatTransform,
     ComposeTransform,
+    CorrCholeskyTransform,
+    CumulativeDistributionTransform,
     ExpTransform,
+    IndependentTransform,
+    LowerCholeskyTransform,
+    PositiveDefiniteTransform,
+    PowerTransform,
+    ReshapeTransform,
     SigmoidTransform,
+    SoftmaxTransform,
+    SoftplusTransform,
+    StackTransform,
+    StickBreakingTransform,
     TanhTransform,
     Transform,
+    identity_transform,
 )
+from .unit_interval import ContinuousBernoulli, Kumaraswamy
 
 __all__ = [
-    "AffineTransform", "Bernoulli", "Beta", "Categorical", "ComposeTransform", "Constraint",
-    "Dirichlet", "Distribution", "ExpTransform", "Exponential", "ExponentialFamily", "Gamma",
-    "Independent", "Laplace", "LogNormal", "LogitRelaxedBernoulli", "MultivariateNormal",
-    "Normal", "OneHotCategorical", "Poisson", "RelaxedBernoulli", "SigmoidTransform",
-    "TanhTransform", "Transform", "TransformedDistribution", "Uniform", "constraints",
-    "kl_divergence", "register_kl", "transforms",
+    "AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "CatTransform",
+    "Categorical", "Cauchy", "Chi2", "ComposeTransform", "Constraint", "ContinuousBernoulli",
+    "CorrCholeskyTransform", "CumulativeDistributionTransform", "Dirichlet", "Distribution",
+    "ExpTransform", "Exponential", "ExponentialFamily",
+    "FisherSnedecor", "Gamma", "GeneralizedPareto", "Geometric", "Gumbel", "HalfCauchy",
+    "HalfNormal", "Independent", "IndependentTransform", "InverseGamma", "Kumaraswamy",
+    "LKJCholesky", "Laplace", "LogNormal", "LogisticNormal", "LogitRelaxedBernoulli",
+    "LowRankMultivariateNormal", "LowerCholeskyTransform", "MixtureSameFamily", "Multinomial",
+    "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
+    "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "PositiveDefiniteTransform",
+    "PowerTransform", "RelaxedBernoulli", "RelaxedOneHotCategorical", "ReshapeTransform",
+    "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform", "StackTransform",
+    "StickBreakingTransform", "StudentT", "TanhTransform", "Transform",
+    "TransformedDistribution", "Uniform", "VonMises", "Weibull", "Wishart", "biject_to",
+    "constraints", "identity_transform", "kl_divergence", "register_kl", "transform_to",
+    "transforms",
 ]

@@ -15,12 +15,12 @@ from .. import ops as _ops
 from .._tensor import Tensor
 
 __all__ = [
-    "Constraint", "boolean", "dependent", "dependent_property", "greater_than",
-    "greater_than_eq", "half_open_interval", "independent", "integer_interval", "interval",
-    "is_dependent", "less_than", "lower_cholesky", "lower_triangular", "nonnegative",
-    "nonnegative_integer", "one_hot", "positive", "positive_definite", "positive_integer",
-    "positive_semidefinite", "real", "real_vector", "simplex", "square", "symmetric",
-    "unit_interval",
+    "Constraint", "MixtureSameFamilyConstraint", "boolean", "cat", "corr_cholesky", "dependent",
+    "dependent_property", "greater_than", "greater_than_eq", "half_open_interval",
+    "independent", "integer_interval", "interval", "is_dependent", "less_than",
+    "lower_cholesky", "lower_triangular", "multinomial", "nonnegative", "nonnegative_integer",
+    "one_hot", "positive", "positive_definite", "positive_integer", "positive_semidefinite",
+    "real", "real_vector", "simplex", "square", "stack", "symmetric", "unit_interval",
 ]
 
 
@@ -140,6 +140,35 @@ class _IndependentConstraint(Constraint):
                 f"{self.reinterpreted_batch_ndims})")
 
 
+class MixtureSameFamilyConstraint(Constraint):
+    """The support of a ``MixtureSameFamily``: a value is valid when it satisfies the
+    component distribution's constraint (checked with the component dim added back)."""
+
+    def __init__(self, base_constraint: Constraint) -> None:
+        if not isinstance(base_constraint, Constraint):
+            raise TypeError(f"expected a Constraint, got {type(base_constraint).__name__}")
+        self.base_constraint = base_constraint
+        super().__init__()
+
+    @property
+    def is_discrete(self) -> bool:  # type: ignore[override]
+        return self.base_constraint.is_discrete
+
+    @property
+    def event_dim(self) -> int:  # type: ignore[override]
+        return self.base_constraint.event_dim
+
+    def check(self, value: Tensor) -> Tensor:
+        result = self.base_constraint.check(value.unsqueeze(-1 - self.event_dim))
+        if value.dim() < self.event_dim:
+            raise ValueError(f"Expected value.dim() >= {self.event_dim} but got {value.dim()}")
+        keep = value.dim() - self.event_dim
+        return result.reshape(tuple(result.shape[:keep]) + (-1,)).all(-1)
+
+    def __repr__(self) -> str:
+        return f"{self.__class__.__name__}({self.base_constraint!r})"
+
+
 class _Boolean(Constraint):
     is_discrete = True
 
@@ -248,6 +277,20 @@ class _Simplex(Constraint):
         return (value >= 0).all(-1) & ((value.sum(-1) - 1).abs() < 1e-6)
 
 
+class _Multinomial(Constraint):
+    """Nonnegative counts along the last dim summing to at most ``upper_bound``."""
+
+    is_discrete = True
+    event_dim = 1
+
+    def __init__(self, upper_bound: Any) -> None:
+        self.upper_bound = upper_bound
+        super().__init__()
+
+    def check(self, x: Tensor) -> Tensor:
+        return (x >= 0).all(-1) & (x.sum(-1) <= self.upper_bound)
+
+
 class _LowerTriangular(Constraint):
     event_dim = 2
 
@@ -262,6 +305,18 @@ class _LowerCholesky(Constraint):
         lower = (_ops.tril(value) == value).reshape(tuple(value.shape[:-2]) + (-1,)).all(-1)
         positive_diagonal = (_ops.diagonal(value, 0, -2, -1) > 0).all(-1)
         return lower & positive_diagonal
+
+
+class _CorrCholesky(Constraint):
+    """Lower-Cholesky matrices whose rows have unit Euclidean norm."""
+
+    event_dim = 2
+
+    def check(self, value: Tensor) -> Tensor:
+        tol = float(np.finfo(value.dtype.np).eps) * value.shape[-1] * 10
+        row_norm = value.detach().pow(2).sum(-1).sqrt()
+        unit_row_norm = ((row_norm - 1.0).abs() <= tol).all(-1)
+        return _LowerCholesky().check(value) & unit_row_norm
 
 
 class _Square(Constraint):
@@ -312,6 +367,68 @@ class _PositiveDefinite(_Symmetric):
         return _ops.tensor(ok, device=value.device)
 
 
+class _Cat(Constraint):
+    """Applies the constraints ``cseq`` to consecutive slices of ``lengths`` along ``dim``
+    (as ``cat`` joins them)."""
+
+    def __init__(self, cseq: Any, dim: int = 0, lengths: Any = None) -> None:
+        if not all(isinstance(c, Constraint) for c in cseq):
+            raise TypeError("every element of cseq must be a Constraint")
+        self.cseq = list(cseq)
+        self.lengths = [1] * len(self.cseq) if lengths is None else list(lengths)
+        if len(self.lengths) != len(self.cseq):
+            raise ValueError(f"lengths ({len(self.lengths)}) must match cseq ({len(self.cseq)})")
+        self.dim = dim
+        super().__init__()
+
+    @property
+    def is_discrete(self) -> bool:  # type: ignore[override]
+        return any(c.is_discrete for c in self.cseq)
+
+    @property
+    def event_dim(self) -> int:  # type: ignore[override]
+        return max(c.event_dim for c in self.cseq)
+
+    def check(self, value: Tensor) -> Tensor:
+        if not -value.dim() <= self.dim < value.dim():
+            raise IndexError(f"dim {self.dim} out of range for a value of {value.dim()} dims")
+        checks = []
+        start = 0
+        for constr, length in zip(self.cseq, self.lengths):
+            checks.append(constr.check(value.narrow(self.dim, start, length)))
+            start = start + length
+        return _ops.cat(checks, self.dim)
+
+
+class _Stack(Constraint):
+    """Applies the constraints ``cseq`` to the slices of ``value`` along ``dim`` (as
+    ``stack`` joins them)."""
+
+    def __init__(self, cseq: Any, dim: int = 0) -> None:
+        if not all(isinstance(c, Constraint) for c in cseq):
+            raise TypeError("every element of cseq must be a Constraint")
+        self.cseq = list(cseq)
+        self.dim = dim
+        super().__init__()
+
+    @property
+    def is_discrete(self) -> bool:  # type: ignore[override]
+        return any(c.is_discrete for c in self.cseq)
+
+    @property
+    def event_dim(self) -> int:  # type: ignore[override]
+        dim = max(c.event_dim for c in self.cseq)
+        if self.dim + dim < 0:
+            dim += 1
+        return dim
+
+    def check(self, value: Tensor) -> Tensor:
+        if not -value.dim() <= self.dim < value.dim():
+            raise IndexError(f"dim {self.dim} out of range for a value of {value.dim()} dims")
+        vs = [value.select(self.dim, i) for i in range(value.shape[self.dim])]
+        return _ops.stack([c.check(v) for v, c in zip(vs, self.cseq)], self.dim)
+
+
 dependent = _Dependent()
 dependent_property = _DependentProperty
 independent = _IndependentConstraint
@@ -327,13 +444,17 @@ nonnegative = _GreaterThanEq(0.0)
 greater_than = _GreaterThan
 greater_than_eq = _GreaterThanEq
 less_than = _LessThan
+multinomial = _Multinomial
 unit_interval = _Interval(0.0, 1.0)
 interval = _Interval
 half_open_interval = _HalfOpenInterval
 simplex = _Simplex()
 lower_triangular = _LowerTriangular()
 lower_cholesky = _LowerCholesky()
+corr_cholesky = _CorrCholesky()
 square = _Square()
 symmetric = _Symmetric()
 positive_semidefinite = _PositiveSemidefinite()
 positive_definite = _PositiveDefinite()
+cat = _Cat
+stack = _Stack

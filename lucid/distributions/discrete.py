@@ -1,6 +1,6 @@
-"""Discrete distributions: ``Bernoulli``, ``Categorical``, ``OneHotCategorical`` and
-``Poisson``, parameterised (where torch allows) by ``probs`` or ``logits``; the other of the
-two is derived on first use."""
+"""Discrete distributions: ``Bernoulli``, ``Categorical``, ``OneHotCategorical`` (with its
+straight-through variant) and ``Poisson``, parameterised (where torch allows) by ``probs``
+or ``logits``; the other of the two is derived on first use."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from .. import _dtype
 from .. import ops as _ops
 from .._tensor import Size, Tensor
 from ..autograd import no_grad
+from ..ops import activation as _act
 from ..ops import special as _special
 from ..ops.random_gamma import poisson as _poisson
 from . import constraints
@@ -33,12 +34,16 @@ from .utils import (
     probs_to_logits,
 )
 
-__all__ = ["Bernoulli", "Categorical", "OneHotCategorical", "Poisson"]
+__all__ = [
+    "Bernoulli", "Categorical", "OneHotCategorical", "OneHotCategoricalStraightThrough",
+    "Poisson",
+]
 
 
 def _bce_with_logits(logits: Tensor, target: Tensor) -> Tensor:
-    """Elementwise ``-(t log sigmoid(l) + (1 - t) log(1 - sigmoid(l)))``, stable for any l."""
-    return logits.clamp(min=0) - logits * target + _ops.log1p(_ops.exp(-logits.abs()))
+    """Elementwise ``-(t log sigmoid(l) + (1 - t) log(1 - sigmoid(l)))``, stable for any l
+    and smooth at ``l = 0`` (its gradient is ``sigmoid(l) - t`` everywhere)."""
+    return (1 - target) * logits - _act.logsigmoid(logits)
 
 
 class Bernoulli(_BinaryProbsLogits, ExponentialFamily):
@@ -285,6 +290,24 @@ class OneHotCategorical(Distribution):
         values = _ops.eye(n, dtype=self._param.dtype, device=self._param.device)
         values = values.reshape((n,) + (1,) * len(self.batch_shape) + (n,))
         return values.expand((n,) + tuple(self.batch_shape) + (n,)) if expand else values
+
+
+class OneHotCategoricalStraightThrough(OneHotCategorical):
+    """A ``OneHotCategorical`` whose ``rsample`` passes gradients straight through: the
+    sample is one-hot, its gradient that of ``probs``.
+
+    Example::
+
+        m = OneHotCategoricalStraightThrough(logits=lucid.zeros(3, requires_grad=True))
+        (m.rsample() * lucid.tensor([1.0, 2.0, 3.0])).sum().backward()
+    """
+
+    has_rsample = True
+
+    def rsample(self, sample_shape: Any = Size()) -> Tensor:
+        samples = self.sample(sample_shape)
+        probs = self._categorical.probs
+        return samples + (probs - probs.detach())
 
 
 class Poisson(ExponentialFamily):

@@ -1,5 +1,5 @@
-"""Distributions built on gamma draws: ``Gamma``, ``Dirichlet`` (normalised gammas) and
-``Beta`` (a two-class Dirichlet), as in torch.
+"""Distributions built on gamma draws: ``Gamma`` with ``Chi2`` and ``InverseGamma``,
+``Dirichlet`` (normalised gammas) and ``Beta`` (a two-class Dirichlet), as in torch.
 
 Samples come from ``lucid.ops.random_gamma.standard_gamma`` (host draws from lucid's generator).
 ``rsample`` is differentiable with respect to the concentrations through the implicit
@@ -10,6 +10,7 @@ draws ``g``, so its pathwise gradient is unbiased but not sample-for-sample the 
 
 from __future__ import annotations
 
+import math
 from numbers import Number
 from typing import Any
 
@@ -19,9 +20,11 @@ from ..ops import special as _special
 from ..ops.random_gamma import standard_gamma
 from . import constraints
 from .distribution import ExponentialFamily, _expand_params
+from .transformed import TransformedDistribution
+from .transforms_elementwise import PowerTransform
 from .utils import _batch_shape_of, _size, broadcast_all, finfo
 
-__all__ = ["Beta", "Dirichlet", "Gamma"]
+__all__ = ["Beta", "Chi2", "Dirichlet", "Gamma", "InverseGamma"]
 
 
 def _xlogy(x: Tensor, y: Tensor) -> Tensor:
@@ -96,6 +99,85 @@ class Gamma(ExponentialFamily):
 
     def _log_normalizer(self, x: Tensor, y: Tensor) -> Tensor:  # type: ignore[override]
         return _special.lgamma(x + 1) + (x + 1) * _ops.log(-y.reciprocal())
+
+
+class Chi2(Gamma):
+    """The chi-squared distribution with ``df`` degrees of freedom: exactly
+    ``Gamma(0.5 * df, 0.5)``.
+
+    Example::
+
+        m = Chi2(lucid.tensor([1.0]))
+        m.sample()
+    """
+
+    arg_constraints = {"df": constraints.positive}
+
+    def __init__(self, df: Tensor | float, validate_args: bool | None = None) -> None:
+        super().__init__(0.5 * df, 0.5, validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> Chi2:
+        new = self._get_checked_instance(Chi2, _instance)
+        return super().expand(batch_shape, new)  # type: ignore[return-value]
+
+    @property
+    def df(self) -> Tensor:
+        """The degrees of freedom."""
+        return self.concentration * 2
+
+
+class InverseGamma(TransformedDistribution):
+    """The inverse gamma distribution: ``1 / X`` for ``X ~ Gamma(concentration, rate)``.
+
+    Example::
+
+        m = InverseGamma(lucid.tensor([2.0]), lucid.tensor([3.0]))
+        m.sample()
+    """
+
+    arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
+    support = constraints.positive  # type: ignore[assignment]
+    has_rsample = True  # type: ignore[assignment]
+
+    def __init__(self, concentration: Tensor | float, rate: Tensor | float,
+                 validate_args: bool | None = None) -> None:
+        base_dist = Gamma(concentration, rate, validate_args=validate_args)
+        neg_one = -_ops.ones((), dtype=base_dist.rate.dtype, device=base_dist.rate.device)
+        super().__init__(base_dist, PowerTransform(neg_one), validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> InverseGamma:
+        new = self._get_checked_instance(InverseGamma, _instance)
+        return super().expand(batch_shape, _instance=new)  # type: ignore[return-value]
+
+    @property
+    def concentration(self) -> Tensor:
+        """The shape of the underlying gamma."""
+        return self.base_dist.concentration
+
+    @property
+    def rate(self) -> Tensor:
+        """The rate of the underlying gamma."""
+        return self.base_dist.rate
+
+    @property
+    def mean(self) -> Tensor:
+        c = self.concentration
+        return _ops.where(c > 1, self.rate / (c - 1), math.inf)
+
+    @property
+    def mode(self) -> Tensor:
+        return self.rate / (self.concentration + 1)
+
+    @property
+    def variance(self) -> Tensor:
+        c = self.concentration
+        result = self.rate.square() / ((c - 1).square() * (c - 2))
+        return _ops.where(c > 2, result, math.inf)
+
+    def entropy(self) -> Tensor:
+        c = self.concentration
+        return (c + self.rate.log() + _special.lgamma(c)
+                - (1 + c) * _special.digamma(c))
 
 
 class Dirichlet(ExponentialFamily):

@@ -1,6 +1,7 @@
 """Distributions defined by pushing a base distribution through transforms:
 ``TransformedDistribution`` and the ones built on it, ``LogNormal`` (exp of a normal) and
-``RelaxedBernoulli`` (sigmoid of a ``LogitRelaxedBernoulli``)."""
+``RelaxedBernoulli`` (sigmoid of a ``LogitRelaxedBernoulli``) and ``LogisticNormal``
+(stick breaking of a normal onto the simplex)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,9 @@ from . import constraints
 from .continuous import Normal
 from .distribution import Distribution, _BinaryProbsLogits, _expand_probs_logits
 from .independent import Independent
-from .transforms import ComposeTransform, ExpTransform, SigmoidTransform, Transform
+from .transform_base import ComposeTransform, Transform
+from .transforms_elementwise import ExpTransform, SigmoidTransform
+from .transforms_matrix import StickBreakingTransform
 from .utils import (
     _size,
     _sum_rightmost,
@@ -23,7 +26,10 @@ from .utils import (
     clamp_probs,
 )
 
-__all__ = ["LogNormal", "LogitRelaxedBernoulli", "RelaxedBernoulli", "TransformedDistribution"]
+__all__ = [
+    "LogNormal", "LogisticNormal", "LogitRelaxedBernoulli", "RelaxedBernoulli",
+    "TransformedDistribution",
+]
 
 
 class TransformedDistribution(Distribution):
@@ -274,3 +280,39 @@ class RelaxedBernoulli(TransformedDistribution):
     def probs(self) -> Tensor:
         """Probability of the underlying Bernoulli."""
         return self.base_dist.probs
+
+
+class LogisticNormal(TransformedDistribution):
+    """The logistic-normal distribution on the simplex: ``StickBreakingTransform`` of
+    ``X ~ Normal(loc, scale)`` (so a sample has one more entry than ``loc``).
+
+    Example::
+
+        m = LogisticNormal(lucid.tensor([0.0, 0.0, 0.0]), lucid.tensor([1.0, 1.0, 1.0]))
+        m.sample()          # a point on the 3-simplex (4 entries)
+    """
+
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.simplex  # type: ignore[assignment]
+    has_rsample = True  # type: ignore[assignment]
+
+    def __init__(self, loc: Tensor | float, scale: Tensor | float,
+                 validate_args: bool | None = None) -> None:
+        base_dist: Distribution = Normal(loc, scale, validate_args=validate_args)
+        if not base_dist.batch_shape:
+            base_dist = base_dist.expand([1])
+        super().__init__(base_dist, StickBreakingTransform(), validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> LogisticNormal:
+        new = self._get_checked_instance(LogisticNormal, _instance)
+        return super().expand(batch_shape, _instance=new)  # type: ignore[return-value]
+
+    @property
+    def loc(self) -> Tensor:
+        """The mean of the underlying normal."""
+        return self.base_dist.base_dist.loc
+
+    @property
+    def scale(self) -> Tensor:
+        """The standard deviation of the underlying normal."""
+        return self.base_dist.base_dist.scale

@@ -16,7 +16,7 @@ from ..ops import activation as _act
 
 __all__ = [
     "broadcast_all", "clamp_probs", "euler_constant", "finfo", "lazy_property",
-    "logits_to_probs", "probs_to_logits",
+    "logits_to_probs", "probs_to_logits", "tril_matrix_to_vec", "vec_to_tril_matrix",
 ]
 
 euler_constant = 0.57721566490153286060  # Euler-Mascheroni constant
@@ -116,3 +116,45 @@ def _size(shape: Any) -> Size:
     if isinstance(shape, int):
         return Size((shape,))
     return Size(tuple(int(s) for s in shape))
+
+
+def _tril_flat_index(n: int, diag: int) -> np.ndarray:
+    """Flat positions (row-major) of the entries ``j <= i + diag`` of an ``n x n`` matrix."""
+    rows, cols = np.nonzero(np.arange(n)[None, :] < np.arange(n)[:, None] + (diag + 1))
+    return rows * n + cols
+
+
+def tril_matrix_to_vec(mat: Tensor, diag: int = 0) -> Tensor:
+    """The lower-triangular entries (``j <= i + diag``) of a batch of ``D x D`` matrices, in
+    row order.
+
+    Example::
+
+        tril_matrix_to_vec(lucid.eye(3), diag=-1)   # the 3 entries below the diagonal
+    """
+    n = mat.shape[-1]
+    if diag < -n or diag >= n:
+        raise ValueError(f"diag ({diag}) provided is outside [{-n}, {n - 1}].")
+    idx = _ops.tensor(_tril_flat_index(n, diag), device=mat.device)
+    return mat.reshape(tuple(mat.shape[:-2]) + (n * n,))[..., idx]
+
+
+def vec_to_tril_matrix(vec: Tensor, diag: int = 0) -> Tensor:
+    """A batch of ``D x D`` lower-triangular matrices filled in row order from ``vec``
+    (the inverse of ``tril_matrix_to_vec``).
+
+    Example::
+
+        vec_to_tril_matrix(lucid.tensor([1.0, 2.0, 3.0]))   # [[1, 0], [2, 3]]
+    """
+    m = vec.shape[-1]
+    n = (-(1 + 2 * diag) + ((1 + 2 * diag) ** 2 + 8 * m + 4 * abs(diag) * (diag + 1)) ** 0.5) / 2
+    if abs(round(n) - n) > float(np.finfo(vec.dtype.np).eps):
+        raise ValueError(f"The size of last dimension is {m} which cannot be expressed as "
+                         "the lower triangular part of a square D x D matrix.")
+    n = round(n)
+    source = np.full(n * n, m, dtype=np.int64)  # position m reads the appended zero
+    source[_tril_flat_index(n, diag)] = np.arange(m)
+    padded = _ops.cat([vec, vec.new_zeros(tuple(vec.shape[:-1]) + (1,))], -1)
+    idx = _ops.tensor(source, device=vec.device)
+    return padded[..., idx].reshape(tuple(vec.shape[:-1]) + (n, n))

@@ -10,7 +10,7 @@ Example::
     loss.backward()
 """
 
-from . import functional, init, parallel, utils
+from . import attention, functional, grad, init, parallel, utils
 from .module import Module
 from .modules import *  # noqa: F403
 from .modules import __all__ as _modules_all
@@ -18,5 +18,6 @@ from .parallel import DataParallel, DistributedDataParallel
 from .parameter import Buffer, Parameter
 
 __all__ = ["Module", "Parameter", "Buffer", "functional", "init", "utils", "parallel",
+           "attention", "grad",
            "DataParallel", "DistributedDataParallel",
            *(name for name in _modules_all if name != "Module")]

@@ -40,7 +40,9 @@ from ..ops.activation import (
     tanhshrink,
     threshold,
 )
+from ..ops.activation_inplace import celu_, elu_, hardtanh_, leaky_relu_, selu_, threshold_
 from ..ops.attention import scaled_dot_product_attention
+from ..ops.attention_mha import multi_head_attention_forward
 from ..ops.conv import (
     conv1d,
     conv2d,
@@ -51,13 +53,14 @@ from ..ops.conv import (
 )
 from ..ops.conv3d import conv3d, conv_transpose3d
 from ..ops.ctc import ctc_loss
-from ..ops.distance import cosine_similarity, pairwise_distance
+from ..ops.distance import cosine_similarity, pairwise_distance, pdist
 from ..ops.dropout import dropout, dropout1d, dropout2d, dropout3d
+from ..ops.dropout_alpha import alpha_dropout, feature_alpha_dropout
 from ..ops.embedding import embedding, one_hot
 from ..ops.embedding_bag import embedding_bag
 from ..ops.grid_sample import affine_grid, grid_sample
 from ..ops.gumbel import gumbel_softmax
-from ..ops.interpolate import interpolate
+from ..ops.interpolate import interpolate, upsample, upsample_bilinear, upsample_nearest
 from ..ops.loss import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
@@ -92,7 +95,7 @@ from ..ops.normalization import (
     normalize,
     rms_norm,
 )
-from ..ops.pixel import channel_shuffle, pixel_shuffle, pixel_unshuffle
+from ..ops.pixel import channel_shuffle, native_channel_shuffle, pixel_shuffle, pixel_unshuffle
 from ..ops.pool import (
     adaptive_avg_pool1d,
     adaptive_avg_pool2d,
@@ -104,6 +107,24 @@ from ..ops.pool import (
     max_pool2d,
 )
 from ..ops.pool3d import adaptive_avg_pool3d, adaptive_max_pool3d, avg_pool3d, max_pool3d
+from ..ops.pool_fractional import (
+    fractional_max_pool2d,
+    fractional_max_pool2d_with_indices,
+    fractional_max_pool3d,
+    fractional_max_pool3d_with_indices,
+)
+from ..ops.pool_lp import lp_pool1d, lp_pool2d, lp_pool3d
+from ..ops.pool_with_indices import (
+    adaptive_max_pool1d_with_indices,
+    adaptive_max_pool2d_with_indices,
+    adaptive_max_pool3d_with_indices,
+    max_pool1d_with_indices,
+    max_pool2d_with_indices,
+    max_pool3d_with_indices,
+)
+from ..ops.rrelu import rrelu, rrelu_
+from ..ops.unpool import max_unpool1d, max_unpool2d, max_unpool3d
+from . import grad  # noqa: F401  (torch.nn.functional.grad is torch.nn.grad too)
 
 __all__ = [
     "linear", "pad", "relu_", "relu", "relu6", "leaky_relu", "elu", "selu", "celu", "gelu",
@@ -125,6 +146,14 @@ __all__ = [
     "gaussian_nll_loss", "poisson_nll_loss",
     "conv3d", "conv_transpose3d", "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d",
     "adaptive_max_pool3d",
+    "elu_", "celu_", "selu_", "hardtanh_", "leaky_relu_", "threshold_", "rrelu", "rrelu_",
+    "alpha_dropout", "feature_alpha_dropout", "max_pool1d_with_indices",
+    "max_pool2d_with_indices", "max_pool3d_with_indices", "adaptive_max_pool1d_with_indices",
+    "adaptive_max_pool2d_with_indices", "adaptive_max_pool3d_with_indices", "max_unpool1d",
+    "max_unpool2d", "max_unpool3d", "lp_pool1d", "lp_pool2d", "lp_pool3d",
+    "fractional_max_pool2d", "fractional_max_pool2d_with_indices", "fractional_max_pool3d",
+    "fractional_max_pool3d_with_indices", "multi_head_attention_forward",
+    "native_channel_shuffle", "pdist", "upsample", "upsample_bilinear", "upsample_nearest",
 ]
 
 

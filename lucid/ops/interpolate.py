@@ -1,11 +1,13 @@
 """``interpolate``: nearest, nearest-exact, linear, bilinear and trilinear resizing composed
 from index_select, bicubic and antialiased resizing as one constant (n_out, n_in) matrix per
 spatial dim applied with matmul, and area resizing as torch's adaptive average pool; the
-gradients are those ops'."""
+gradients are those ops'. The deprecated ``upsample``, ``upsample_nearest`` and
+``upsample_bilinear`` call it with torch's warning."""
 
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 import numpy as np
@@ -19,7 +21,7 @@ from .matmul import matmul
 from .pool import adaptive_avg_pool1d, adaptive_avg_pool2d
 from .pool3d import adaptive_avg_pool3d
 
-__all__ = ["interpolate"]
+__all__ = ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear"]
 
 
 # ---- interpolate --------------------------------------------------------------------------------
@@ -234,3 +236,41 @@ def _separable(input: Tensor, sizes: list[int], sfs: list[float | None], align: 
     if out is input:
         return out.clone()  # type: ignore[attr-defined]
     return _s.contiguous(out)  # row-major, as torch's, when the last dim was not resized
+
+
+def upsample(input: Tensor, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
+             align_corners: bool | None = None) -> Tensor:
+    """Deprecated alias of ``interpolate`` (warns, as torch's).
+
+    Example::
+
+        F.upsample(lucid.randn(1, 3, 4, 4), scale_factor=2).shape      # (1, 3, 8, 8)
+    """
+    warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` "
+                  "instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
+    """Deprecated: ``interpolate(..., mode="nearest")`` (warns, as torch's).
+
+    Example::
+
+        F.upsample_nearest(lucid.randn(1, 3, 4, 4), size=8).shape      # (1, 3, 8, 8)
+    """
+    warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use "
+                  "`nn.functional.interpolate` instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
+    """Deprecated: ``interpolate(..., mode="bilinear", align_corners=True)`` (warns, as
+    torch's).
+
+    Example::
+
+        F.upsample_bilinear(lucid.randn(1, 3, 4, 4), scale_factor=2).shape   # (1, 3, 8, 8)
+    """
+    warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use "
+                  "`nn.functional.interpolate` instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)

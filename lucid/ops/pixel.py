@@ -1,12 +1,13 @@
-"""Channel / space rearrangements: ``pixel_shuffle``, ``pixel_unshuffle`` and
-``channel_shuffle``, each a reshape - permute - reshape, so the gradients are theirs."""
+"""Channel / space rearrangements: ``pixel_shuffle``, ``pixel_unshuffle``,
+``channel_shuffle`` and ``native_channel_shuffle``, each a reshape - permute - reshape, so
+the gradients are theirs."""
 
 from __future__ import annotations
 
 from .._tensor import Tensor
 from . import shape as _s
 
-__all__ = ["pixel_shuffle", "pixel_unshuffle", "channel_shuffle"]
+__all__ = ["pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle"]
 
 
 def _check(input: Tensor, name: str, factor: int, what: str) -> int:
@@ -80,3 +81,13 @@ def channel_shuffle(input: Tensor, groups: int) -> Tensor:
                            f"and {groups} groups.")
     x = _s.reshape(input, n, groups, c // groups, *rest)
     return _s.reshape(_s.transpose(x, 1, 2), n, c, *rest)
+
+
+def native_channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    """``channel_shuffle`` under torch's name for its native kernel (same result).
+
+    Example::
+
+        F.native_channel_shuffle(lucid.arange(4.0).reshape(1, 4, 1), 2).flatten()  # [0, 2, 1, 3]
+    """
+    return channel_shuffle(input, groups)

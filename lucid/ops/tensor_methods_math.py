@@ -20,6 +20,7 @@ from . import scan as _sc
 from . import select as _sel
 from . import shape as _s
 from . import special as _sp
+from . import strided as _st
 
 # ---- math tail -----------------------------------------------------------------------------------
 
@@ -185,6 +186,9 @@ Tensor.erfc_ = _ip._unary_inplace(_sp.erfc)
 Tensor.erfinv_ = _ip._unary_inplace(_sp.erfinv)
 Tensor.lgamma_ = _ip._unary_inplace(_sp.lgamma)
 Tensor.digamma_ = _ip._unary_inplace(_sp.digamma)
+Tensor.igammac = _sp.igammac
+Tensor.igamma_ = _ip._binary_inplace(_sp.igamma)
+Tensor.igammac_ = _ip._binary_inplace(_sp.igammac)
 Tensor.slice_scatter = _isc.slice_scatter
 Tensor.select_scatter = _isc.select_scatter
 Tensor.put = _isc.put
@@ -194,6 +198,8 @@ Tensor.index_reduce_ = _isc.index_reduce_
 Tensor.H = property(_cx.H)
 Tensor.mH = property(_cx.mH)
 Tensor.adjoint = _cx.adjoint
+Tensor.as_strided = _st.as_strided
+Tensor.as_strided_scatter = _st.as_strided_scatter
 
 
 def _cfloat(self: Tensor) -> Tensor:

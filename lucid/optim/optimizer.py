@@ -77,6 +77,15 @@ def bump(t: Tensor) -> float:
     return float(t._be.item(t._data))
 
 
+def set_scalar(t: Tensor, value: float) -> float:
+    """``t.fill_(value)`` for a 0-d host state tensor (rounded to its dtype); returns the
+    stored value as a float."""
+    a = t._data
+    t._vc[0] += 1
+    a[()] = value
+    return float(a)
+
+
 def zeros_state(p: Tensor, fill: float = 0.0) -> Tensor:
     """A C-contiguous tensor shaped and typed like ``p``, filled with ``fill``."""
     be = p._be

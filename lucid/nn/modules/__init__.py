@@ -17,6 +17,7 @@ from .activation import (
     PReLU,
     ReLU,
     ReLU6,
+    RReLU,
     Sigmoid,
     SiLU,
     Softmax,
@@ -29,6 +30,7 @@ from .activation import (
     Tanhshrink,
     Threshold,
 )
+from .adaptive import AdaptiveLogSoftmaxWithLoss
 from .attention import MultiheadAttention
 from .batchnorm import (
     BatchNorm1d,
@@ -39,10 +41,24 @@ from .batchnorm import (
     InstanceNorm3d,
 )
 from .batchnorm_sync import SyncBatchNorm
-from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
-from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose2d, ConvTranspose3d
+from .container import (
+    Container,
+    ModuleDict,
+    ModuleList,
+    ParameterDict,
+    ParameterList,
+    Sequential,
+)
+from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .distance import CosineSimilarity, PairwiseDistance
-from .dropout import Dropout, Dropout1d, Dropout2d, Dropout3d
+from .dropout import (
+    AlphaDropout,
+    Dropout,
+    Dropout1d,
+    Dropout2d,
+    Dropout3d,
+    FeatureAlphaDropout,
+)
 from .embedding_bag import EmbeddingBag
 from .flatten import Flatten, Unflatten
 from .fold import Fold, Unfold
@@ -50,7 +66,17 @@ from .lazy import (
     LazyConv1d,
     LazyConv2d,
     LazyLinear,
+    UninitializedBuffer,
     UninitializedParameter,
+)
+from .lazy_conv import LazyConv3d, LazyConvTranspose1d, LazyConvTranspose2d, LazyConvTranspose3d
+from .lazy_norm import (
+    LazyBatchNorm1d,
+    LazyBatchNorm2d,
+    LazyBatchNorm3d,
+    LazyInstanceNorm1d,
+    LazyInstanceNorm2d,
+    LazyInstanceNorm3d,
 )
 from .linear import Bilinear, Identity, Linear
 from .loss import (
@@ -62,6 +88,7 @@ from .loss import (
     L1Loss,
     MSELoss,
     NLLLoss,
+    NLLLoss2d,
     SmoothL1Loss,
 )
 from .loss_margin import (
@@ -79,7 +106,7 @@ from .loss_margin import (
     TripletMarginWithDistanceLoss,
 )
 from .module import Module
-from .normalization import GroupNorm, LayerNorm, LocalResponseNorm, RMSNorm
+from .normalization import CrossMapLRN2d, GroupNorm, LayerNorm, LocalResponseNorm, RMSNorm
 from .padding import (
     CircularPad1d,
     CircularPad2d,
@@ -112,6 +139,8 @@ from .pooling import (
     MaxPool2d,
     MaxPool3d,
 )
+from .pooling_fractional import FractionalMaxPool2d, FractionalMaxPool3d
+from .pooling_lp import LPPool1d, LPPool2d, LPPool3d
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding
 from .transformer import (
@@ -121,6 +150,7 @@ from .transformer import (
     TransformerEncoder,
     TransformerEncoderLayer,
 )
+from .unpooling import MaxUnpool1d, MaxUnpool2d, MaxUnpool3d
 from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 
 __all__ = [name for name in dir() if name[:1].isupper()]

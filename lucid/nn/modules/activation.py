@@ -22,6 +22,7 @@ from .attention import MultiheadAttention
 __all__ = ["ReLU", "Sigmoid", "Tanh", "ReLU6", "LeakyReLU", "ELU", "SELU", "CELU", "GELU",
            "SiLU", "Mish", "Softplus", "Hardtanh", "Hardsigmoid", "Hardswish", "LogSigmoid",
            "Softsign", "Tanhshrink", "Threshold", "Hardshrink", "Softshrink", "PReLU", "GLU",
+           "RReLU",
            "Softmax", "LogSoftmax", "Softmin", "Softmax2d",
            "MultiheadAttention"]
 
@@ -249,6 +250,42 @@ class LeakyReLU(_InplaceActivation):
     def __init__(self, negative_slope: float = 1e-2, inplace: bool = False) -> None:
         super().__init__(inplace)
         self.negative_slope = negative_slope
+
+
+class RReLU(Module):
+    """Randomized leaky ReLU, as ``torch.nn.RReLU``: a slope drawn from U(lower, upper) per
+    non-positive element in training, ``(lower + upper) / 2`` in eval.
+
+    Example::
+
+        nn.RReLU(0.1, 0.3)(lucid.randn(4, 8))
+    """
+
+    def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
+                 inplace: bool = False) -> None:
+        super().__init__()
+        self.lower = lower
+        self.upper = upper
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        """Apply the activation (random slopes only in training mode).
+
+        Example::
+
+            act(lucid.randn(4, 8))
+        """
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        """PyTorch's text: ``lower=..., upper=...[, inplace=True]``.
+
+        Example::
+
+            nn.RReLU().extra_repr()
+        """
+        return f"lower={self.lower}, upper={self.upper}" + (", inplace=True" if self.inplace
+                                                            else "")
 
 
 class ELU(_InplaceActivation):

@@ -1,8 +1,10 @@
-"""Containers: ``Sequential``, ``ModuleList``, ``ModuleDict`` here, and ``ParameterList``,
-``ParameterDict`` from container_param.py (PyTorch's semantics)."""
+"""Containers: ``Sequential``, ``ModuleList``, ``ModuleDict`` and the deprecated
+``Container`` here, and ``ParameterList``, ``ParameterDict`` from container_param.py
+(PyTorch's semantics)."""
 
 from __future__ import annotations
 
+import warnings
 from collections import OrderedDict
 from collections import abc as container_abcs
 from collections.abc import Iterable, Iterator, Mapping
@@ -13,9 +15,28 @@ from .._util import abs_index, addindent
 from ..module import Module
 from .container_param import ParameterDict, ParameterList
 
-__all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
+__all__ = ["Container", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
+           "ParameterDict"]
 
 T = TypeVar("T")
+
+
+class Container(Module):
+    """Deprecated, as ``torch.nn.Container``: a module holding the keyword modules it is
+    built with (subclass ``Module`` instead); warns with torch's FutureWarning.
+
+    Example::
+
+        c = nn.Container(fc=nn.Linear(2, 2))
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        warnings.warn("`nn.Container` is deprecated. All of its functionality is now "
+                      "implemented in `nn.Module`. Subclass that instead.", FutureWarning,
+                      stacklevel=2)
+        super().__init__()
+        for key, value in kwargs.items():
+            self.add_module(key, value)
 
 
 class Sequential(Module):

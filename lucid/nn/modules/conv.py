@@ -1,5 +1,5 @@
-"""Convolution layers: ``Conv1d``, ``Conv2d``, ``Conv3d``, ``ConvTranspose2d``,
-``ConvTranspose3d``."""
+"""Convolution layers: ``Conv1d``, ``Conv2d``, ``Conv3d``, ``ConvTranspose1d``,
+``ConvTranspose2d``, ``ConvTranspose3d``."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ from .. import init
 from ..module import Module
 from ..parameter import Parameter
 
-__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose2d", "ConvTranspose3d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
+           "ConvTranspose3d"]
 
 
 def _ntuple(v: Any, n: int) -> tuple:
@@ -189,6 +190,28 @@ class _ConvTransposeNd(_ConvNd):
             s - conv_transpose_output_size(i, k, st, p, d, 0)
             for s, i, st, p, d, k in zip(size, input.shape[-n:], self.stride, self.padding,
                                          self.dilation, self.kernel_size))
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    """Transposed 1-D convolution over (N, C, L) or (C, L), as ``torch.nn.ConvTranspose1d``.
+
+    Example::
+
+        nn.ConvTranspose1d(16, 8, 2, stride=2)(lucid.randn(1, 16, 7)).shape     # (1, 8, 14)
+    """
+
+    _n = 1
+
+    def forward(self, input: Tensor, output_size: Any = None) -> Tensor:
+        """Apply the transposed convolution (``output_size`` picks the output padding).
+
+        Example::
+
+            up(lucid.randn(1, 16, 7))
+        """
+        op = self._output_padding(input, output_size)
+        return F.conv_transpose1d(input, self.weight, self.bias, self.stride, self.padding, op,
+                                  self.groups, self.dilation)
 
 
 class ConvTranspose2d(_ConvTransposeNd):

@@ -1,4 +1,5 @@
-"""``Dropout`` and the channel dropouts ``Dropout1d``, ``Dropout2d``, ``Dropout3d``."""
+"""``Dropout``, the channel dropouts ``Dropout1d``, ``Dropout2d``, ``Dropout3d``, and the
+alpha dropouts ``AlphaDropout`` and ``FeatureAlphaDropout``."""
 
 from __future__ import annotations
 
@@ -6,7 +7,8 @@ from ..._tensor import Tensor
 from .. import functional as F
 from ..module import Module
 
-__all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d"]
+__all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout",
+           "FeatureAlphaDropout"]
 
 
 class _DropoutNd(Module):
@@ -101,3 +103,41 @@ class Dropout3d(_DropoutNd):
             drop(lucid.ones(2, 4, 3, 3, 3))
         """
         return F.dropout3d(input, self.p, self.training, self.inplace)
+
+
+class AlphaDropout(_DropoutNd):
+    """Alpha dropout for SELU networks, as ``torch.nn.AlphaDropout``: dropped values take
+    SELU's negative saturation and the output keeps zero mean and unit variance; identity in
+    eval mode.
+
+    Example::
+
+        nn.Sequential(nn.Linear(8, 8), nn.SELU(), nn.AlphaDropout(0.1))
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        """Apply alpha dropout.
+
+        Example::
+
+            drop(lucid.randn(4, 8))
+        """
+        return F.alpha_dropout(input, self.p, self.training)
+
+
+class FeatureAlphaDropout(_DropoutNd):
+    """Alpha dropout of whole channels, as ``torch.nn.FeatureAlphaDropout``.
+
+    Example::
+
+        nn.FeatureAlphaDropout(0.2)(lucid.randn(2, 4, 5, 5))
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        """Apply channel alpha dropout.
+
+        Example::
+
+            drop(lucid.randn(2, 4, 5, 5))
+        """
+        return F.feature_alpha_dropout(input, self.p, self.training)

@@ -1,8 +1,9 @@
-"""Lazy layers: ``LazyLinear``, ``LazyConv1d`` and ``LazyConv2d`` infer their input size from
-the first call, as torch's. Until then their parameters are ``UninitializedParameter`` s
-(empty placeholders that keep their identity); the first forward materialises them in
-place, initialises them and turns the module into its regular class (``Linear``,
-``Conv1d``, ``Conv2d``).
+"""Lazy layers: ``LazyLinear``, ``LazyConv1d`` and ``LazyConv2d`` here (the other lazy
+convolutions in lazy_conv.py, the lazy norms in lazy_norm.py) infer their input size from
+the first call, as torch's. Until then their parameters are ``UninitializedParameter`` s and
+their buffers ``UninitializedBuffer`` s (empty placeholders that keep their identity); the
+first forward materialises them in place, initialises them and turns the module into its
+regular class (``Linear``, ``Conv1d``, ``Conv2d``).
 
 Converting dtype / device before the first call applies to the materialised parameters. An
 optimizer built before the first call holds the same objects, which then carry the real
@@ -25,12 +26,12 @@ from ...autograd import no_grad
 from ...backend import get_backend
 from .._util import convert_array
 from ..module_state_dict_load import _Action, _NotTensorLike, _read, _stage
-from ..parameter import Parameter
+from ..parameter import Buffer, Parameter
 from .conv import Conv1d, Conv2d
 from .linear import Linear
 
-__all__ = ["UninitializedParameter", "LazyModuleMixin", "LazyLinear", "LazyConv1d",
-           "LazyConv2d"]
+__all__ = ["UninitializedParameter", "UninitializedBuffer", "LazyModuleMixin", "LazyLinear",
+           "LazyConv1d", "LazyConv2d"]
 
 
 class UninitializedParameter(Parameter):
@@ -51,8 +52,9 @@ class UninitializedParameter(Parameter):
         super().__init__(None, requires_grad, dtype=dtype, device=device)
 
     def materialize(self, shape: Any, device: Any = None, dtype: Any = None) -> None:
-        """Allocate uninitialised storage of ``shape`` (on this parameter's device and dtype
-        unless given) and become a ``Parameter``.
+        """Allocate uninitialised storage of ``shape`` (on this placeholder's device and dtype
+        unless given) and become a ``Parameter`` (a ``Buffer`` for an
+        ``UninitializedBuffer``).
 
         Example::
 
@@ -68,9 +70,32 @@ class UninitializedParameter(Parameter):
         return "<UninitializedParameter>"
 
 
+class UninitializedBuffer(Buffer):
+    """A buffer without a shape yet; ``materialize(shape)`` gives it storage in place and
+    turns it into a regular ``Buffer``.
+
+    Example::
+
+        b = nn.UninitializedBuffer()
+        b.materialize((4,))
+        type(b).__name__, b.shape          # ('Buffer', lucid.Size([4]))
+    """
+
+    cls_to_become = Buffer
+
+    def __init__(self, requires_grad: bool = False, device: Any = None, dtype: Any = None,
+                 persistent: bool = True) -> None:
+        super().__init__(None, persistent, dtype=dtype, device=device)
+
+    materialize = UninitializedParameter.materialize
+
+    def __repr__(self) -> str:
+        return "<UninitializedBuffer>"
+
+
 def is_lazy(t: Any) -> bool:
     """Whether ``t`` is a placeholder still waiting for its shape."""
-    return isinstance(t, UninitializedParameter)
+    return isinstance(t, (UninitializedParameter, UninitializedBuffer))
 
 
 class _MaterializeCopy(_Action):
@@ -79,21 +104,20 @@ class _MaterializeCopy(_Action):
 
     __slots__ = ("p", "arr", "old")
 
-    def __init__(self, p: UninitializedParameter, arr: Any) -> None:
+    def __init__(self, p: UninitializedParameter | UninitializedBuffer, arr: Any) -> None:
         super().__init__()
         self.p, self.arr, self.old = p, arr, None
 
     def apply(self, backup: bool) -> None:
         p = self.p
-        self.old = (p._data, p._be)
+        self.old = (p._data, p._be, type(p))
         p.materialize(tuple(self.arr.shape))
         p._data = p._be.assign(p._data, self.arr)
         self._done()
 
     def undo(self) -> None:
         if self.old is not None:
-            self.p._data, self.p._be = self.old
-            self.p.__class__ = UninitializedParameter
+            self.p._data, self.p._be, self.p.__class__ = self.old
 
 
 class LazyModuleMixin:
@@ -137,13 +161,16 @@ class LazyModuleMixin:
         if bias:
             self.bias = UninitializedParameter(device=device, dtype=dtype)
 
-    def _materialize_weight_and_bias(self, weight_shape: tuple[int, ...]) -> None:
-        """Shape ``weight`` as ``weight_shape`` and ``bias`` (if any) as its first dim, then
-        initialise them with ``reset_parameters()``."""
+    def _materialize_weight_and_bias(self, weight_shape: tuple[int, ...],
+                                     bias_shape: tuple[int, ...] | None = None) -> None:
+        """Shape ``weight`` as ``weight_shape`` and ``bias`` (if any) as ``bias_shape``
+        (default: the weight's first dim), then initialise them with
+        ``reset_parameters()``."""
         with no_grad():
             self.weight.materialize(weight_shape)
             if self.bias is not None:  # type: ignore[attr-defined]
-                self.bias.materialize(weight_shape[:1])  # type: ignore[attr-defined]
+                self.bias.materialize(  # type: ignore[attr-defined]
+                    weight_shape[:1] if bias_shape is None else bias_shape)
             self.reset_parameters()  # type: ignore[attr-defined]
 
     def initialize_parameters(self, *args: Any, **kwargs: Any) -> None:
@@ -167,8 +194,10 @@ class LazyModuleMixin:
             module.__class__ = module.cls_to_become
 
     def _save_to_state_dict(self, destination: dict, prefix: str, keep_vars: bool) -> None:
-        lazy = {n: p for n, p in self._parameters.items()  # type: ignore[attr-defined]
-                if is_lazy(p)}
+        skip = self._non_persistent_buffers_set  # type: ignore[attr-defined]
+        lazy = {n: p for n, p in itertools.chain(
+            self._parameters.items(), self._buffers.items())  # type: ignore[attr-defined]
+            if is_lazy(p) and n not in skip}
         super()._save_to_state_dict(destination, prefix, keep_vars)  # type: ignore[misc]
         for name, p in lazy.items():  # the placeholders themselves, as torch
             destination[prefix + name] = p
@@ -177,7 +206,8 @@ class LazyModuleMixin:
                               strict: bool, missing_keys: list, unexpected_keys: list,
                               error_msgs: list) -> None:
         own = {}
-        for name, p in self._parameters.items():  # type: ignore[attr-defined]
+        for name, p in itertools.chain(self._parameters.items(),  # type: ignore[attr-defined]
+                                       self._buffers.items()):  # type: ignore[attr-defined]
             key = prefix + name
             if is_lazy(p) and key in state_dict:
                 own[name] = key
@@ -254,6 +284,7 @@ class _LazyConvMixin(LazyModuleMixin):
     out_channels: int
     groups: int
     kernel_size: tuple
+    transposed: bool
 
     def _lazy_init(self, out_channels: int, bias: bool, device: Any, dtype: Any) -> None:
         self.out_channels = out_channels
@@ -284,14 +315,18 @@ class _LazyConvMixin(LazyModuleMixin):
 
             conv.initialize_parameters(lucid.randn(1, 3, 8, 8))
         """
+        w = self.weight  # type: ignore[attr-defined]
         if not self.has_uninitialized_params():  # loaded from a state dict
-            self.in_channels = self.weight.shape[1] * self.groups  # type: ignore[attr-defined]
+            self.in_channels = w.shape[0] if self.transposed else w.shape[1] * self.groups
         else:
             self.in_channels = self._get_in_channels(input)
             if self.in_channels % self.groups != 0:
                 raise ValueError("in_channels must be divisible by groups")
-            self._materialize_weight_and_bias(
-                (self.out_channels, self.in_channels // self.groups, *self.kernel_size))
+            if self.transposed:
+                shape = (self.in_channels, self.out_channels // self.groups, *self.kernel_size)
+            else:
+                shape = (self.out_channels, self.in_channels // self.groups, *self.kernel_size)
+            self._materialize_weight_and_bias(shape, (self.out_channels,))
 
 
 class LazyConv1d(_LazyConvMixin, Conv1d):

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 
 from ..._tensor import Tensor
 from .. import functional as F
 from ..module import Module
 
-__all__ = ["L1Loss", "MSELoss", "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss",
-           "SmoothL1Loss", "HuberLoss", "KLDivLoss"]
+__all__ = ["L1Loss", "MSELoss", "CrossEntropyLoss", "NLLLoss", "NLLLoss2d", "BCELoss",
+           "BCEWithLogitsLoss", "SmoothL1Loss", "HuberLoss", "KLDivLoss"]
 
 
 def _reduction(size_average: bool | None, reduce: bool | None, reduction: str) -> str:
@@ -111,6 +112,24 @@ class NLLLoss(_WeightedLoss):
                  reduction: str = "mean") -> None:
         super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index = ignore_index
+
+
+class NLLLoss2d(NLLLoss):
+    """Deprecated alias of ``NLLLoss``, as ``torch.nn.NLLLoss2d`` (warns with torch's
+    FutureWarning).
+
+    Example::
+
+        nn.NLLLoss2d()(log_probs, labels)       # log_probs (N, C, H, W), labels (N, H, W)
+    """
+
+    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None,
+                 ignore_index: int = -100, reduce: bool | None = None,
+                 reduction: str = "mean") -> None:
+        warnings.warn("`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a "
+                      "drop-in replacement and see https://pytorch.org/docs/main/nn.html"
+                      "#torch.nn.NLLLoss for more details.", FutureWarning, stacklevel=2)
+        super().__init__(weight, size_average, ignore_index, reduce, reduction)
 
 
 class BCELoss(_WeightedLoss):

@@ -1,4 +1,4 @@
-"""``LayerNorm``, ``GroupNorm``, ``RMSNorm`` and ``LocalResponseNorm``."""
+"""``LayerNorm``, ``GroupNorm``, ``RMSNorm``, ``LocalResponseNorm`` and ``CrossMapLRN2d``."""
 
 from __future__ import annotations
 
@@ -6,12 +6,13 @@ from typing import Any
 
 from ... import ops
 from ..._tensor import Tensor
+from ...ops.lrn import cross_map_lrn2d
 from .. import functional as F
 from .. import init
 from ..module import Module
 from ..parameter import Parameter
 
-__all__ = ["LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm"]
+__all__ = ["LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm", "CrossMapLRN2d"]
 
 
 def affine_params(m: Module, shape: Any, affine: bool, bias: bool, device: Any, dtype: Any
@@ -204,5 +205,42 @@ class LocalResponseNorm(Module):
         Example::
 
             nn.LocalResponseNorm(3).extra_repr()    # '3, alpha=0.0001, beta=0.75, k=1.0'
+        """
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+
+class CrossMapLRN2d(Module):
+    """Local response normalisation of (N, C, H, W) inputs with the windows of torch's legacy
+    ``torch.nn.CrossMapLRN2d``, whose outputs it reproduces (its running window sum keeps
+    channel 0 in every window after the first few).
+
+    Deliberate difference from PyTorch: the gradient is the exact gradient of the output;
+    torch's hand-written backward for this layer is not (its own gradcheck fails).
+
+    Example::
+
+        nn.CrossMapLRN2d(5, alpha=1e-4, beta=0.75, k=2)(lucid.randn(2, 8, 5, 5))
+    """
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75,
+                 k: float = 1) -> None:
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input: Tensor) -> Tensor:
+        """Normalise ``input``.
+
+        Example::
+
+            lrn(lucid.randn(2, 8, 5, 5))
+        """
+        return cross_map_lrn2d(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        """PyTorch's text for the options.
+
+        Example::
+
+            nn.CrossMapLRN2d(3).extra_repr()    # '3, alpha=0.0001, beta=0.75, k=1'
         """
         return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
