@@ -108,6 +108,7 @@ from ._memory_format import (  # noqa: E402
     channels_last,
     channels_last_3d,
     contiguous_format,
+    legacy_contiguous_format,
     memory_format,
     preserve_format,
 )
@@ -157,6 +158,7 @@ from ._runtime import (  # noqa: E402
     use_deterministic_algorithms,
 )
 from .ops.legacy import (  # noqa: E402
+    BFloat16Tensor,
     BoolTensor,
     ByteTensor,
     CharTensor,
@@ -166,6 +168,7 @@ from .ops.legacy import (  # noqa: E402
     IntTensor,
     LongTensor,
     ShortTensor,
+    set_default_tensor_type,
     typename,
 )
 
@@ -195,8 +198,26 @@ from .ops.index_scatter import index_reduce, select_scatter, slice_scatter  # no
 from .ops.complex import complex  # noqa: E402,A004
 from ._function_variants import *  # noqa: E402,F403
 from .ops.strided import *  # noqa: E402,F403
+from .ops.creation import frombuffer, range  # noqa: E402,A004
+from .ops.index_scatter import diagonal_scatter  # noqa: E402
+from .ops.linalg_legacy import *  # noqa: E402,F403
+from .ops.scan import gradient  # noqa: E402
+from .ops.select import bitwise_left_shift, bitwise_right_shift, nonzero_static  # noqa: E402
+from .ops.sorting import histogramdd  # noqa: E402
+from .ops.special_gamma import mvlgamma  # noqa: E402
+from .cuda import OutOfMemoryError  # noqa: E402
+from . import random  # noqa: E402
+from .func import vmap  # noqa: E402
+from .autograd.grad_mode import is_inference_mode_enabled  # noqa: E402
 from .autograd.anomaly_mode import (  # noqa: E402
     is_anomaly_check_nan_enabled,
     is_anomaly_enabled,
     set_anomaly_enabled,
 )
+from ._out import OUT_FUNCTIONS as _OUT_FUNCTIONS  # noqa: E402
+from ._out import accepts_out as _accepts_out  # noqa: E402
+
+for _name in _OUT_FUNCTIONS:
+    if _name in globals():
+        globals()[_name] = _accepts_out(globals()[_name])
+del _name

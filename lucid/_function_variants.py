@@ -48,8 +48,8 @@ METHODS = {
     "unsafe_split_with_sizes": "split_with_sizes",
 }
 
-__all__ = [*INPLACE, *COPIES, *METHODS, "alias_copy", "slice_copy", "view_as_complex_copy",
-           "view_as_real_copy"]
+__all__ = [*INPLACE, *COPIES, *METHODS, "alias_copy", "fill", "is_distributed", "slice_copy",
+           "view_as_complex_copy", "view_as_real_copy"]
 
 
 def _signature(method: Callable) -> inspect.Signature | None:
@@ -86,6 +86,21 @@ def _function(name: str, method: str, copy: bool) -> Callable[..., Any]:
 def alias_copy(input: Tensor) -> Tensor:
     """``input`` in fresh memory (torch.alias_copy)."""
     return input.clone()
+
+
+def fill(input: Tensor, value: Any) -> Tensor:
+    """A copy of ``input`` with every element ``value`` (torch.fill, the out-of-place
+    ``fill_``)."""
+    return input.clone().fill_(value)
+
+
+def is_distributed(input: Tensor) -> bool:
+    """Whether ``input`` is a distributed tensor: never, for a lucid tensor (its data
+    parallelism replicates ordinary tensors)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"is_distributed(): argument 'input' must be Tensor, not "
+                        f"{type(input).__name__}")
+    return False
 
 
 def view_as_complex_copy(input: Tensor) -> Tensor:

@@ -13,8 +13,8 @@ from typing import Any
 
 from ._named import NamedConstant
 
-__all__ = ["channels_last", "channels_last_3d", "contiguous_format", "memory_format",
-           "preserve_format"]
+__all__ = ["channels_last", "channels_last_3d", "contiguous_format", "legacy_contiguous_format",
+           "memory_format", "preserve_format"]
 
 
 class memory_format(NamedConstant):  # noqa: N801 - torch's name
@@ -27,6 +27,7 @@ contiguous_format = memory_format("contiguous_format")
 channels_last = memory_format("channels_last")
 channels_last_3d = memory_format("channels_last_3d")
 preserve_format = memory_format("preserve_format")
+legacy_contiguous_format = contiguous_format  # torch keeps this older name for it
 
 
 def channel_order(fmt: Any, ndim: int) -> tuple[int, ...] | None:

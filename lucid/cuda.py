@@ -35,8 +35,15 @@ from .gpu import (
     synchronize,
 )
 
+
+class OutOfMemoryError(RuntimeError):
+    """Raised when a device runs out of memory (``torch.OutOfMemoryError``, also
+    ``torch.cuda.OutOfMemoryError``)."""
+
+
 __all__ = [
-    "is_available", "device_count", "current_device", "get_device_name", "synchronize",
+    "OutOfMemoryError", "is_available", "device_count", "current_device", "get_device_name",
+    "synchronize",
     "empty_cache", "memory_allocated", "max_memory_allocated", "reset_peak_memory_stats",
     "manual_seed", "manual_seed_all", "is_bf16_supported", "memory_reserved", "set_device",
     "get_device_properties", "DeviceProperties", "is_initialized", "init", "amp",

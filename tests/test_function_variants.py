@@ -88,4 +88,5 @@ def test_complex_view_copies() -> None:
 
 
 def test_signatures_name_the_input() -> None:
-    assert list(inspect.signature(lucid.transpose_copy).parameters) == ["input", "dim0", "dim1"]
+    assert list(inspect.signature(lucid.transpose_copy).parameters) == ["input", "dim0", "dim1",
+                                                                        "out"]

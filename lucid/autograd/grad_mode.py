@@ -19,6 +19,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 class _GradState(threading.local):
     def __init__(self) -> None:
         self.on = True  # every new thread starts with grad enabled
+        self.inference = False  # inside ``inference_mode()``
 
 
 _state = _GradState()
@@ -86,13 +87,38 @@ class inference_mode(no_grad):
 
     def __new__(cls, mode: Any = True):  # type: ignore[no-untyped-def]
         if callable(mode) and not isinstance(mode, bool):
-            return _GradModeBase.__call__(object.__new__(cls), mode)
+            inst = object.__new__(cls)
+            inst._mode = False
+            return inst(mode)
         self = object.__new__(cls)
         self._mode = not bool(mode)
         return self
 
     def __init__(self, mode: Any = True) -> None:
         pass
+
+    def __enter__(self) -> None:
+        super().__enter__()
+        self._prev_inference = _state.inference
+        _state.inference = not self._mode
+
+    def __exit__(self, *exc: object) -> None:
+        _state.inference = self._prev_inference
+        super().__exit__(*exc)
+
+    def __call__(self, fn: F) -> F:
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with self:
+                return fn(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
+
+
+def is_inference_mode_enabled() -> bool:
+    """Whether ``inference_mode()`` is in effect in this thread (``torch``'s top-level
+    ``is_inference_mode_enabled``)."""
+    return _state.inference
 
 
 class set_grad_enabled(_GradModeBase):

@@ -1,5 +1,5 @@
-"""Function transforms over modules, as ``torch.func``: ``functional_call`` runs a module
-with substituted parameters and buffers.
+"""Function transforms, as ``torch.func``: ``functional_call`` runs a module with
+substituted parameters and buffers; ``vmap`` maps a function over a batch dim.
 
 Example::
 
@@ -16,8 +16,9 @@ from typing import Any
 from .._tensor import Tensor
 from ..nn.module import Module
 from ..nn.utils.stateless import _functional_call
+from .vmap import vmap
 
-__all__ = ["functional_call"]
+__all__ = ["functional_call", "vmap"]
 
 
 def functional_call(module: Module,

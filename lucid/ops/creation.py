@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 import numpy as np
@@ -55,6 +56,69 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
     _dtype.from_numpy_dtype(ndarray.dtype)
     be = get_backend("cpu")
     return _make(ndarray, be, False, None)
+
+
+def frombuffer(buffer: Any, *, dtype: Any, count: int = -1, offset: int = 0,
+               requires_grad: bool = False) -> Tensor:
+    """A 1-D cpu tensor sharing memory with ``buffer`` (any object with the buffer protocol),
+    ``count`` elements of ``dtype`` from byte ``offset`` (-1: to the end). A read-only buffer
+    gives a tensor that refuses in-place writes.
+
+    Example::
+
+        lucid.frombuffer(bytearray(b"\\x01\\x02"), dtype=lucid.uint8)    # tensor([1, 2])
+    """
+    d = _dtype.to_dtype(dtype)
+    view = memoryview(buffer)
+    nbytes = view.nbytes
+    item = np.dtype(d.np).itemsize
+    if offset < 0 or offset > nbytes or (offset == nbytes and nbytes):
+        raise ValueError(f"both buffer length ({nbytes}) and offset ({offset}) must be positive "
+                         "and the offset must be smaller than the buffer length")
+    if count == 0 or (count < 0 and nbytes == 0):
+        raise ValueError(f"both buffer length ({nbytes}) and count ({count}) must not be 0")
+    if count < 0:
+        if (nbytes - offset) % item:
+            raise ValueError(f"buffer length ({nbytes - offset} after offset) must be a multiple "
+                             f"of element size ({item})")
+        count = (nbytes - offset) // item
+    elif offset + count * item > nbytes:
+        raise ValueError(f"requested buffer length ({count} * {item} bytes) after offset "
+                         f"({offset}) must not be greater than actual buffer length ({nbytes})")
+    arr = np.frombuffer(buffer, dtype=d.np, count=count, offset=offset)
+    t = _make(arr, get_backend("cpu"), False, None)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def range(start: Any = 0, end: Any = None, step: Any = 1, *, dtype: Any = None,  # noqa: A001
+          device: Any = None, requires_grad: bool = False) -> Tensor:
+    """torch's deprecated ``range``: ``start`` to ``end`` *inclusive* by ``step``, in the
+    default float dtype unless ``dtype`` says otherwise (``arange`` is the usual form).
+
+    Example::
+
+        lucid.range(1, 4)       # tensor([1., 2., 3., 4.]) with a deprecation warning
+    """
+    warnings.warn("torch.range is deprecated and will be removed in a future release because "
+                  "its behavior is inconsistent with Python's range builtin. Instead, use "
+                  "torch.arange, which produces values in [start, end).", UserWarning,
+                  stacklevel=2)
+    if end is None:
+        start, end = 0, start
+    vals = [float(v.item() if isinstance(v, Tensor) else v) for v in (start, end, step)]
+    if vals[2] == 0:
+        raise RuntimeError("step must be nonzero")
+    if (vals[1] - vals[0]) * vals[2] < 0:
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    d = _dtype.get_default_dtype() if dtype is None else _dtype.to_dtype(dtype)
+    n = int(math.floor((vals[1] - vals[0]) / vals[2])) + 1
+    be = get_backend(device)
+    t = _make(be.from_numpy((vals[0] + np.arange(n) * vals[2]).astype(d.np)), be, False, None)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
 
 
 def _factory(fill: str) -> Any:
@@ -210,7 +274,8 @@ def scalar_tensor(s: Any, *, dtype: Any = None, device: Any = None) -> Tensor:
 
 
 __all__ = [
-    "arange", "as_tensor", "asarray", "empty", "empty_like", "eye", "from_numpy", "full",
+    "arange", "as_tensor", "asarray", "empty", "empty_like", "eye", "from_numpy", "frombuffer",
+    "full", "range",
     "full_like", "linspace", "logspace", "ones", "ones_like", "scalar_tensor", "tensor", "zeros",
     "zeros_like"
 ]

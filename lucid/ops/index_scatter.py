@@ -53,6 +53,24 @@ def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
     return out
 
 
+def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0,
+                     dim2: int = 1) -> Tensor:
+    """A copy of ``input`` with ``src`` written into its ``offset`` diagonal of the
+    (``dim1``, ``dim2``) planes (``src`` shaped as ``input.diagonal(offset, dim1, dim2)``).
+
+    Example::
+
+        lucid.diagonal_scatter(lucid.zeros(3, 3), lucid.ones(3))   # the identity
+    """
+    out = _clone(input)
+    diag = out.diagonal(offset, dim1, dim2)
+    if tuple(src.shape) != tuple(diag.shape):
+        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
+                           f"{list(src.shape)}, slice size = {list(diag.shape)}")
+    diag.copy_(src)
+    return out
+
+
 def put_(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
     """Write ``source`` at the flat (row-major) positions ``index`` of ``input``, in place;
     ``accumulate`` adds instead (repeated positions add up).
@@ -122,4 +140,4 @@ def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce:
     return index_reduce_(_clone(input), dim, index, source, reduce, include_self=include_self)
 
 
-__all__ = ["index_reduce", "select_scatter", "slice_scatter"]
+__all__ = ["diagonal_scatter", "index_reduce", "select_scatter", "slice_scatter"]

@@ -4,8 +4,12 @@ the semantics (version counter, graph rewiring, writes through views)."""
 
 from __future__ import annotations
 
+import math
+import warnings
 from collections.abc import Callable
 from typing import Any
+
+import numpy as np
 
 from .._tensor import Tensor
 from ..autograd import grad_mode
@@ -99,3 +103,48 @@ def _view_inplace(fn: Any) -> Any:
         return self
 
     return f
+
+
+def resize_(self: Tensor, *sizes: Any, memory_format: Any = None) -> Tensor:
+    """Give ``self`` the shape ``sizes`` in place, keeping its elements in memory order (the
+    first ``min(old, new)`` of them; new ones are zeros where torch leaves them
+    uninitialised). Refused for a tensor that requires grad, as in torch.
+
+    Example::
+
+        x = lucid.arange(6.0)
+        x.resize_(2, 2)          # tensor([[0., 1.], [2., 3.]])
+    """
+    if self.requires_grad:
+        raise RuntimeError("cannot resize variables that require grad")
+    shape = tuple(int(s) for s in (sizes[0] if len(sizes) == 1 and isinstance(
+        sizes[0], (tuple, list)) else sizes))
+    if any(s < 0 for s in shape):
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(shape)}: "
+                           f"{list(shape)}")
+    be = self._be
+    flat = np.ravel(np.asarray(be.to_numpy(self._data)), order="K")
+    n = math.prod(shape)
+    out = np.zeros(n, flat.dtype)
+    out[:min(n, flat.size)] = flat[:min(n, flat.size)]
+    self.data = tensor(out.reshape(shape), dtype=self.dtype, device=self.device)
+    written(self)
+    return self
+
+
+def resize_as_(self: Tensor, the_template: Tensor, *, memory_format: Any = None) -> Tensor:
+    """``resize_`` to ``the_template``'s shape."""
+    return resize_(self, tuple(the_template.shape))
+
+
+def resize(self: Tensor, *sizes: Any) -> Tensor:
+    """torch's deprecated out-of-place ``resize``: a tensor of the new shape holding
+    ``self``'s elements (``self`` keeps its shape)."""
+    warnings.warn("non-inplace resize is deprecated", UserWarning, stacklevel=2)
+    return resize_(self.detach().clone(), *sizes)
+
+
+def resize_as(self: Tensor, tensor: Tensor) -> Tensor:
+    """torch's deprecated out-of-place ``resize_as``."""
+    warnings.warn("non-inplace resize_as is deprecated", UserWarning, stacklevel=2)
+    return resize_(self.detach().clone(), tuple(tensor.shape))

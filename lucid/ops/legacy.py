@@ -6,6 +6,7 @@ constructor ``new``, ``get_device`` and ``dim_order``."""
 from __future__ import annotations
 
 import builtins
+import warnings
 from typing import Any
 
 import numpy as np
@@ -75,10 +76,26 @@ ShortTensor = _legacy("ShortTensor", _dtype.int16)
 CharTensor = _legacy("CharTensor", _dtype.int8)
 ByteTensor = _legacy("ByteTensor", _dtype.uint8)
 BoolTensor = _legacy("BoolTensor", _dtype.bool_)
+BFloat16Tensor = _legacy("BFloat16Tensor", _dtype.bfloat16)
 
 _BY_LEGACY_NAME = {
     c.__name__: c.dtype for c in (FloatTensor, DoubleTensor, HalfTensor, LongTensor, IntTensor,
-                                  ShortTensor, CharTensor, ByteTensor, BoolTensor)}
+                                  ShortTensor, CharTensor, ByteTensor, BoolTensor,
+                                  BFloat16Tensor)}
+
+
+def set_default_tensor_type(t: Any) -> None:
+    """torch's deprecated ``set_default_tensor_type``: a legacy float type (or its name,
+    "torch.DoubleTensor" or "lucid.DoubleTensor") sets the default dtype; lucid's tensors
+    are created on the default device (``set_default_device``), so a CUDA type name sets
+    the dtype only."""
+    warnings.warn("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
+                  "torch.set_default_dtype() and torch.set_default_device() as alternatives.",
+                  UserWarning, stacklevel=2)
+    d = _dtype_of_type_arg(t)
+    if not d.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
+    _dtype.set_default_dtype(d)
 
 
 def _dtype_of_type_arg(dtype: Any) -> _dtype.dtype:
@@ -232,6 +249,7 @@ def narrow_copy(self: Tensor, dim: int, start: int, length: int) -> Tensor:
 
 
 __all__ = [
-    "BoolTensor", "ByteTensor", "CharTensor", "DoubleTensor", "FloatTensor", "HalfTensor",
-    "IntTensor", "LongTensor", "ShortTensor", "is_nonzero", "typename"
+    "BFloat16Tensor", "BoolTensor", "ByteTensor", "CharTensor", "DoubleTensor", "FloatTensor",
+    "HalfTensor", "IntTensor", "LongTensor", "ShortTensor", "is_nonzero",
+    "set_default_tensor_type", "typename"
 ]

@@ -302,5 +302,96 @@ def cumulative_trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None
 trapz = trapezoid  # torch's older name
 
 
-__all__ = ["cummax", "cummin", "cumprod", "cumsum", "cumulative_trapezoid", "diff",
+def _edge_coefficients(x: Any, n: int, at_start: bool) -> tuple[Any, Any, Any]:
+    """Second-order one-sided difference weights at the first (or last) sample."""
+    if at_start:
+        d1, d2 = x[1] - x[0], x[2] - x[1]
+        return (-(2 * d1 + d2) / (d1 * (d1 + d2)), (d1 + d2) / (d1 * d2),
+                -d1 / (d2 * (d1 + d2)))
+    d1, d2 = x[n - 2] - x[n - 3], x[n - 1] - x[n - 2]
+    return d2 / (d1 * (d1 + d2)), -(d2 + d1) / (d1 * d2), (2 * d2 + d1) / (d2 * (d1 + d2))
+
+
+def _gradient_along(f: Tensor, d: int, x: Any, edge_order: int) -> Tensor:
+    """One partial derivative by central differences along ``d``; ``x`` is a float (the
+    spacing) or a 1-D coordinate tensor."""
+    n = f.shape[d]
+
+    def at(a: int, b: int) -> Tensor:
+        return f.narrow(d, a, b - a)  # type: ignore[attr-defined]
+
+    def along(v: Tensor) -> Tensor:
+        shape = [1] * f.ndim
+        shape[d] = -1
+        return v.reshape(shape)  # type: ignore[attr-defined]
+
+    if isinstance(x, Tensor):
+        x = x.to(f.dtype)
+        dx1, dx2 = along(x[1:-1] - x[:-2]), along(x[2:] - x[1:-1])
+        a = -dx2 / (dx1 * (dx1 + dx2))
+        b = (dx2 - dx1) / (dx1 * dx2)
+        c = dx1 / (dx2 * (dx1 + dx2))
+        mid = at(0, n - 2) * a + at(1, n - 1) * b + at(2, n) * c
+        first_h, last_h = x[1] - x[0], x[n - 1] - x[n - 2]
+    else:
+        h = float(x)
+        mid = (at(2, n) - at(0, n - 2)) / (2 * h)
+        first_h = last_h = h
+    if edge_order == 1:
+        first = (at(1, 2) - at(0, 1)) / first_h
+        last = (at(n - 1, n) - at(n - 2, n - 1)) / last_h
+    else:
+        if isinstance(x, Tensor):
+            a0, b0, c0 = _edge_coefficients(x, n, True)
+            a1, b1, c1 = _edge_coefficients(x, n, False)
+        else:
+            a0, b0, c0 = -1.5 / h, 2.0 / h, -0.5 / h
+            a1, b1, c1 = 0.5 / h, -2.0 / h, 1.5 / h
+        first = at(0, 1) * a0 + at(1, 2) * b0 + at(2, 3) * c0
+        last = at(n - 3, n - 2) * a1 + at(n - 2, n - 1) * b1 + at(n - 1, n) * c1
+    return cat([first, mid, last], d)
+
+
+def gradient(input: Tensor, *, spacing: Any = 1, dim: Any = None,
+             edge_order: int = 1) -> tuple[Tensor, ...]:
+    """The partial derivatives of the function sampled by ``input``, by second-order
+    central differences inside and first- or second-order (``edge_order``) one-sided
+    differences at the ends, along ``dim`` (every dim when None). ``spacing`` is one scalar,
+    one scalar per dim, or one 1-D coordinate tensor per dim. Differentiable.
+
+    Example::
+
+        lucid.gradient(lucid.tensor([1.0, 4.0, 9.0, 16.0]))   # (tensor([3., 4., 6., 7.]),)
+    """
+    if edge_order not in (1, 2):
+        raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
+    dims = list(range(input.ndim)) if dim is None else \
+        [dim] if isinstance(dim, int) else list(dim)
+    dims = [norm_dim(d, input.ndim) for d in dims]
+    if isinstance(spacing, (list, tuple)):
+        if len(spacing) != len(dims):
+            raise RuntimeError(f"torch.gradient expected spacing to be unspecified, a scalar or "
+                               f"it's spacing and dim arguments to have the same length, but "
+                               f"got a spacing argument of length {len(spacing)} and a dim "
+                               f"argument of length {len(dims)}.")
+        steps = list(spacing)
+    else:
+        steps = [spacing] * len(dims)
+    f = input if input.dtype.is_floating_point or input.dtype.is_complex else \
+        cast(input, _dtype.get_default_dtype())
+    out = []
+    for d, x in zip(dims, steps):
+        if f.shape[d] < edge_order + 1:
+            raise RuntimeError("torch.gradient expected each dimension size to be at least "
+                               "edge_order+1")
+        if isinstance(x, Tensor) and x.ndim == 0:
+            x = x.item()
+        if isinstance(x, Tensor) and x.shape[0] != f.shape[d]:
+            raise RuntimeError(f"torch.gradient expected each tensor to be on the same device "
+                               f"and of length {f.shape[d]} along dim {d}, got {x.shape[0]}")
+        out.append(_gradient_along(f, d, x, edge_order))
+    return tuple(out)
+
+
+__all__ = ["cummax", "cummin", "cumprod", "cumsum", "cumulative_trapezoid", "diff", "gradient",
            "logcumsumexp", "trapezoid", "trapz"]

@@ -284,7 +284,60 @@ def equal(input: Tensor, other: Tensor) -> bool:
     return tuple(input.shape) == tuple(other.shape) and bool((input == other).all())
 
 
+def _shift(name: str, left: bool) -> Any:
+    def f(input: Any, other: Any) -> Tensor:
+        t = input if isinstance(input, Tensor) else other
+        d = _dtype.result_type(input, other)
+        if d.is_floating_point or d.is_complex or d is _dtype.bool_:
+            raise RuntimeError(f"\"{'lshift' if left else 'rshift'}_cpu\" not implemented for "
+                               f"'{_dtype.torch_name(d)}'")
+        err = broadcast_error(input, other) if isinstance(input, Tensor) and \
+            isinstance(other, Tensor) else None
+        if err is not None:
+            raise err
+        be = t._be
+        a = np.asarray(be.to_numpy(input._data) if isinstance(input, Tensor) else input, d.np)
+        b = np.asarray(be.to_numpy(other._data) if isinstance(other, Tensor) else other, d.np)
+        bits = a.dtype.itemsize * 8
+        out_of_range = (b < 0) | (b >= bits)
+        safe = np.where(out_of_range, 0, b)
+        if left:
+            out = np.where(out_of_range, 0, np.left_shift(a, safe))
+        else:  # an arithmetic shift: past the width, the sign fills every bit
+            out = np.where(out_of_range, np.right_shift(a, bits - 1) if a.dtype.kind == "i"
+                           else 0, np.right_shift(a, safe))
+        return wrap(be.from_numpy(np.ascontiguousarray(out, d.np)), be)
+
+    f.__name__ = name
+    f.__doc__ = (f"``input {'<<' if left else '>>'} other`` elementwise on integers, with "
+                 "broadcasting; a shift by a negative amount or by the width or more gives "
+                 f"{'0' if left else '0 (-1 for a negative signed value)'}, as torch.")
+    return f
+
+
+bitwise_left_shift = _shift("bitwise_left_shift", True)
+bitwise_right_shift = _shift("bitwise_right_shift", False)
+
+
+def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:
+    """``nonzero(input)`` with exactly ``size`` rows: cut to the first ``size`` or padded with
+    rows of ``fill_value`` (int64, shape ``(size, input.ndim)``).
+
+    Example::
+
+        lucid.nonzero_static(lucid.tensor([0, 3, 0, 5]), size=3)   # [[1], [3], [-1]]
+    """
+    if isinstance(size, bool) or not isinstance(size, int) or size < 0:
+        raise RuntimeError(f"nonzero_static: 'size' must be an non-negative integer, got {size}")
+    idx = np.asarray(input._be.to_numpy(nonzero(input)._data))[:size]
+    pad = np.full((size - idx.shape[0], max(input.ndim, 0)), fill_value, np.int64)
+    out = np.concatenate([idx.reshape(-1, input.ndim), pad], 0) if input.ndim else \
+        np.zeros((size, 0), np.int64)
+    return wrap(input._be.from_numpy(np.ascontiguousarray(out, np.int64)), input._be)
+
+
 __all__ = [
+    "bitwise_left_shift", "bitwise_right_shift", "nonzero_static",
     "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "clamp", "clamp_max", "clamp_min",
     "clip", "eq", "ge", "greater", "greater_equal", "gt", "isfinite", "isinf", "isnan", "le",
     "less", "less_equal", "logical_and", "logical_not", "logical_or", "logical_xor", "lt",

@@ -26,6 +26,7 @@ unique_return = namedtuple("unique_return", ["values", "inverse", "counts"])
 kthvalue_return = namedtuple("kthvalue", ["values", "indices"])
 mode_return = namedtuple("mode", ["values", "indices"])
 histogram_return = namedtuple("histogram", ["hist", "bin_edges"])
+histogramdd_return = namedtuple("histogramdd", ["hist", "bin_edges"])
 
 
 def _host(t: Tensor) -> np.ndarray:
@@ -353,6 +354,50 @@ def histogram(input: Tensor, bins: Any = 100, *, range: tuple | None = None,  # 
     return histogram_return(_upload(hist.astype(a.dtype), be), _upload(edges, be))
 
 
+def histogramdd(input: Tensor, bins: Any = 10, *, range: Any = None,  # noqa: A002
+                weight: Tensor | None = None, density: bool = False) -> histogramdd_return:
+    """``(hist, bin_edges)``: the histogram of the points in ``input``'s rows (its last dim
+    holds the ``D`` coordinates) over ``D`` dims; ``bins`` is one count, a count per dim, or
+    a 1-D edge tensor per dim; ``range`` is ``[min_0, max_0, min_1, max_1, ...]``.
+
+    Example::
+
+        lucid.histogramdd(lucid.tensor([[0.0, 1.0], [1.0, 0.0]]), bins=[2, 2])
+    """
+    _need_float(input, "histogramdd")
+    if input.ndim < 2:
+        raise RuntimeError("torch.histogramdd: input tensor should have at least 2 dimensions, "
+                           f"but got {input.ndim}")
+    a = _host(input)
+    k = a.shape[-1]
+    pts = a.reshape(-1, k)
+    w = None if weight is None else _host(weight).reshape(-1)
+    if isinstance(bins, int):
+        bins = [bins] * k
+    if len(bins) != k:
+        raise RuntimeError(f"torch.histogramdd: expected {k} sequences of bin edges for each "
+                           f"dimension of the input, but got {len(bins)}")
+    edges = []
+    for i, b in enumerate(bins):
+        if isinstance(b, Tensor):
+            edges.append(_host(b).astype(a.dtype))
+            continue
+        if range is not None:
+            lo, hi = float(range[2 * i]), float(range[2 * i + 1])
+        else:
+            col = pts[:, i]
+            lo, hi = (float(col.min()), float(col.max())) if col.size else (0.0, 0.0)
+            lo, hi = _finite_range(col, lo, hi, "torch.histogramdd") if lo == hi else (lo, hi)
+        if lo > hi:
+            raise RuntimeError(f"torch.histogramdd: min should not exceed max, but got min {lo:g} "
+                               f"max {hi:g} for dimension {i}")
+        edges.append(np.linspace(lo, hi, int(b) + 1).astype(a.dtype))
+    hist, _ = np.histogramdd(pts, bins=[e.astype(np.float64) for e in edges], weights=w,
+                             density=density)
+    be = input._be
+    return histogramdd_return(_upload(hist.astype(a.dtype), be), [_upload(e, be) for e in edges])
+
+
 def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
     """How often each non-negative integer occurs in the 1-D ``input`` (with ``weights``:
     the sum of the weights of its occurrences), at least ``minlength`` long.
@@ -447,6 +492,7 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> mode_return:
 
 
 __all__ = [
-    "bincount", "bucketize", "histc", "histogram", "isin", "kthvalue", "mode", "searchsorted",
+    "bincount", "bucketize", "histc", "histogram", "histogramdd", "isin", "kthvalue", "mode",
+    "searchsorted",
     "unique", "unique_consecutive"
 ]

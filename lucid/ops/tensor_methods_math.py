@@ -4,6 +4,10 @@ half of the Tensor method table (the first is ``lucid/ops/tensor_methods.py``)."
 
 from __future__ import annotations
 
+from typing import Any
+
+import numpy as _np
+
 from .. import _dtype
 from .._tensor import Tensor
 from . import activation as _act
@@ -13,6 +17,7 @@ from . import index_scatter as _isc
 from . import inplace as _ip
 from . import layout_extra as _lx
 from . import linalg as _la
+from . import linalg_legacy as _ll
 from . import math_extra as _mx
 from . import random as _rnd
 from . import reduce_extra as _rx
@@ -20,7 +25,9 @@ from . import scan as _sc
 from . import select as _sel
 from . import shape as _s
 from . import special as _sp
+from . import special_gamma as _sg
 from . import strided as _st
+from .creation import empty as _empty
 
 # ---- math tail -----------------------------------------------------------------------------------
 
@@ -199,6 +206,26 @@ Tensor.H = property(_cx.H)
 Tensor.mH = property(_cx.mH)
 Tensor.adjoint = _cx.adjoint
 Tensor.as_strided = _st.as_strided
+Tensor.diagonal_scatter = _isc.diagonal_scatter
+Tensor.nonzero_static = _sel.nonzero_static
+Tensor.bitwise_left_shift = _sel.bitwise_left_shift
+Tensor.bitwise_right_shift = _sel.bitwise_right_shift
+Tensor.bitwise_left_shift_ = _ip._binary_inplace(_sel.bitwise_left_shift)
+Tensor.bitwise_right_shift_ = _ip._binary_inplace(_sel.bitwise_right_shift)
+Tensor.__lshift__ = _sel.bitwise_left_shift
+Tensor.__rshift__ = _sel.bitwise_right_shift
+Tensor.__ilshift__ = _ip._binary_inplace(_sel.bitwise_left_shift)
+Tensor.__irshift__ = _ip._binary_inplace(_sel.bitwise_right_shift)
+Tensor.lu = _ll.lu
+Tensor.lu_solve = _ll.lu_solve
+Tensor.triangular_solve = _ll.triangular_solve
+Tensor.cholesky_solve = _ll.cholesky_solve
+Tensor.cholesky_inverse = _ll.cholesky_inverse
+Tensor.orgqr = _ll.orgqr
+Tensor.matrix_exp = _ll.matrix_exp
+Tensor.mvlgamma = _sg.mvlgamma
+Tensor.mvlgamma_ = _ip._unary_inplace(_sg.mvlgamma)
+Tensor.conj_physical_ = _ip._unary_inplace(_cx.conj_physical)
 Tensor.as_strided_scatter = _st.as_strided_scatter
 
 
@@ -214,3 +241,102 @@ def _cdouble(self: Tensor) -> Tensor:
 
 Tensor.cfloat = _cfloat
 Tensor.cdouble = _cdouble
+
+
+def _rlshift(self: Tensor, other: Any) -> Tensor:
+    return _sel.bitwise_left_shift(other, self)
+
+
+def _rrshift(self: Tensor, other: Any) -> Tensor:
+    return _sel.bitwise_right_shift(other, self)
+
+
+def _polygamma_(self: Tensor, n: int) -> Tensor:
+    """In-place ``polygamma(n, self)``."""
+    return _ip.inplace(self, lambda s: _sp.polygamma(n, s))
+
+
+def _unsafe_split_with_sizes(self: Tensor, split_sizes: Any, dim: int = 0) -> Any:
+    """``split_with_sizes`` (lucid's splits never alias unsafely)."""
+    return self.split_with_sizes(split_sizes, dim)  # type: ignore[attr-defined]
+
+
+def _is_distributed(self: Tensor) -> bool:
+    """Never: lucid's data parallelism replicates ordinary tensors."""
+    return False
+
+
+def _const_data_ptr(self: Tensor) -> int:
+    """``data_ptr()``: the address of the first element (read-only use)."""
+    return self.data_ptr()  # type: ignore[attr-defined]
+
+
+def _new_empty_strided(self: Tensor, size: Any, stride: Any, *, dtype: Any = None,
+                       device: Any = None, requires_grad: bool = False, layout: Any = None,
+                       pin_memory: bool = False) -> Tensor:
+    """``empty_strided`` with this tensor's dtype and device unless given."""
+    return _st.empty_strided(size, stride, dtype=self.dtype if dtype is None else dtype,
+                             device=self.device if device is None else device,
+                             requires_grad=requires_grad)
+
+
+def _name(self: Tensor) -> None:
+    """None: lucid tensors carry no names (torch's ``name`` of an unnamed tensor)."""
+    return None
+
+
+def _float_power_(self: Tensor, exponent: Any) -> Tensor:
+    """In-place ``float_power``: the base must already be float64 (or complex128)."""
+    want = _dtype.complex128 if self.dtype.is_complex or (
+        isinstance(exponent, Tensor) and exponent.dtype.is_complex) else _dtype.float64
+    if self.dtype is not want:
+        raise RuntimeError(f"the base given to float_power_ has dtype "
+                           f"{_dtype.torch_name(self.dtype)} but the operation's result "
+                           f"requires dtype {_dtype.torch_name(want)}")
+    return _ip.inplace(self, lambda s: _mx.float_power(s, exponent),
+                       [exponent] if isinstance(exponent, Tensor) else [])
+
+
+def _host_apply(self: Tensor, fn: Any, other: Tensor | None, name: str) -> Tensor:
+    if self.requires_grad:
+        raise RuntimeError(f"Can't call {name}() on Variable that requires grad. Use "
+                           f"var.detach().{name}() instead.")
+    if self.device.type != "cpu":
+        raise TypeError(f"{name}_ is only implemented on CPU tensors")
+    a = self.numpy()
+    if other is None:
+        vals = [fn(v) for v in a.reshape(-1).tolist()]
+    else:
+        b = other.expand(*self.shape).numpy()  # type: ignore[attr-defined]
+        vals = [fn(x, y) for x, y in zip(a.reshape(-1).tolist(), b.reshape(-1).tolist())]
+    out = _empty(tuple(self.shape), dtype=self.dtype)
+    out.numpy()[...] = _np.asarray(vals, dtype=a.dtype).reshape(a.shape)
+    return _ip.copy_(self, out)
+
+
+def _apply_(self: Tensor, callable: Any) -> Tensor:  # noqa: A002
+    """Replace each element ``v`` by ``callable(v)`` (a Python function; cpu only)."""
+    return _host_apply(self, callable, None, "apply_")
+
+
+def _map_(self: Tensor, tensor: Tensor, callable: Any) -> Tensor:  # noqa: A002
+    """Replace each element ``a`` by ``callable(a, b)`` with ``b`` from ``tensor``
+    (broadcast to this shape; cpu only)."""
+    return _host_apply(self, callable, tensor, "map_")
+
+
+Tensor.__rlshift__ = _rlshift
+Tensor.__rrshift__ = _rrshift
+Tensor.polygamma_ = _polygamma_
+Tensor.unsafe_split_with_sizes = _unsafe_split_with_sizes
+Tensor.is_distributed = _is_distributed
+Tensor.const_data_ptr = _const_data_ptr
+Tensor.new_empty_strided = _new_empty_strided
+Tensor.name = property(_name)
+Tensor.apply_ = _apply_
+Tensor.resize_ = _ip.resize_
+Tensor.resize_as_ = _ip.resize_as_
+Tensor.resize = _ip.resize
+Tensor.resize_as = _ip.resize_as
+Tensor.float_power_ = _float_power_
+Tensor.map_ = _map_

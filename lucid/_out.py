@@ -1,0 +1,143 @@
+"""``out=``: torch's functions write their result into a tensor the caller passes.
+
+``accepts_out(fn)`` gives ``fn`` torch's ``out=`` keyword: the result is computed as usual,
+then written into ``out`` (cast to ``out``'s dtype where torch's casting rule allows it;
+resized, with torch's deprecation warning, where ``out`` has elements and another shape),
+and ``out`` is what the call returns. A function returning several tensors takes a tuple
+(or list) of as many. As in torch, ``out=`` refuses to record a graph: a call whose inputs
+require grad under grad mode raises, and so does an ``out`` that requires grad.
+
+``OUT_FUNCTIONS`` names lucid's top-level functions that take it (those torch's do);
+``lucid/__init__.py`` wraps them once at import.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+from . import _dtype
+from ._tensor import Tensor
+from .autograd import grad_mode
+from .ops.views import written
+
+__all__ = ["OUT_FUNCTIONS", "accepts_out", "write_out"]
+
+OUT_FUNCTIONS = (
+    "abs", "absolute", "acos", "acosh", "add", "addbmm", "addcdiv", "addcmul", "addmm",
+    "addmv", "addr", "alias_copy", "all", "amax", "amin", "aminmax", "angle", "any", "arange",
+    "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "argmax",
+    "argmin", "argsort", "as_strided_copy", "asin", "asinh", "atan", "atan2", "atanh",
+    "baddbmm", "bernoulli", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "bmm",
+    "bucketize", "cat", "ceil", "cholesky", "clamp", "clamp_max", "clamp_min", "clip",
+    "column_stack", "complex", "concat", "concatenate", "conj_physical", "copysign", "cos",
+    "cosh", "cross", "cummax", "cummin", "cumprod", "cumsum", "deg2rad", "detach_copy", "diag",
+    "diagonal_copy", "diff", "digamma", "div", "divide", "dot", "dstack", "empty", "eq", "erf",
+    "erfc", "erfinv", "exp", "exp2", "expand_copy", "expm1", "eye", "fix", "float_power",
+    "floor", "floor_divide", "fmax", "fmin", "fmod", "frac", "frexp", "full", "gather", "gcd",
+    "ge", "ger", "greater", "greater_equal", "gt", "hardshrink", "heaviside", "histc",
+    "histogram", "hstack", "hypot", "i0", "igamma", "igammac", "index_add", "index_copy",
+    "index_reduce", "index_select", "inner", "inverse", "isin", "isneginf", "isposinf", "kron",
+    "kthvalue", "lcm", "ldexp", "le", "lerp", "less", "less_equal", "lgamma", "linspace", "log",
+    "log10", "log1p", "log2", "log_softmax", "logaddexp", "logaddexp2", "logcumsumexp",
+    "logical_and", "logical_not", "logical_or", "logical_xor", "logit", "logspace", "logsumexp",
+    "lt", "masked_select", "matmul", "matrix_power", "max", "maximum", "mean", "median", "min",
+    "minimum", "mm", "mode", "msort", "mul", "multinomial", "multiply", "mv", "mvlgamma",
+    "nanmean", "nanmedian", "nanquantile", "nansum", "narrow_copy", "ne", "neg", "negative",
+    "nextafter", "nonzero", "nonzero_static", "norm", "normal", "not_equal", "ones", "outer",
+    "permute_copy", "polar", "polygamma", "pow", "prod", "qr", "quantile", "rad2deg", "rand",
+    "randint", "randn", "randperm", "range", "reciprocal", "remainder", "renorm", "round",
+    "row_stack", "rsqrt", "scatter", "scatter_add", "scatter_reduce", "searchsorted",
+    "select_copy", "sgn", "sigmoid", "sign", "signbit", "sin", "sinc", "sinh", "slice_copy",
+    "slice_scatter", "slogdet", "softmax", "sort", "split_copy", "split_with_sizes_copy",
+    "sqrt", "square", "squeeze_copy", "stack", "std", "sub", "subtract", "sum", "svd", "t_copy",
+    "take", "take_along_dim", "tan", "tanh", "threshold", "topk", "transpose_copy", "tril",
+    "triu", "true_divide", "trunc", "unbind_copy", "unfold_copy", "unsqueeze_copy", "var",
+    "vdot", "view_as_complex_copy", "view_as_real_copy", "view_copy", "vstack", "where",
+    "xlogy", "zeros",
+)
+
+_RESIZED = ("An output with one or more elements was resized since it had shape {old}, which "
+            "does not match the required output shape {new}. This behavior is deprecated, and "
+            "in a future PyTorch release outputs will not be resized unless they have zero "
+            "elements. You can explicitly reuse an out tensor t by resizing it, inplace, to "
+            "zero elements with t.resize_(0).")
+
+
+def _write(out: Any, result: Tensor, name: str) -> Tensor:
+    if not isinstance(out, Tensor):
+        raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    if out.requires_grad and grad_mode._state.on:
+        raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
+                           "differentiation, but one of the arguments requires grad.")
+    if out.device != result.device:
+        raise RuntimeError(f"Expected out tensor to have device {out.device}, but got "
+                           f"{result.device} instead")
+    if not _dtype.can_cast(result.dtype, out.dtype):
+        raise RuntimeError(f"result type {_dtype.torch_name(result.dtype)} can't be cast to the "
+                           f"desired output type {_dtype.torch_name(out.dtype)}")
+    value = result.detach().to(out.dtype)
+    if tuple(out.shape) != tuple(result.shape):
+        if out.numel():
+            warnings.warn(_RESIZED.format(old=list(out.shape), new=list(result.shape)),
+                          UserWarning, stacklevel=4)
+        out.data = value.clone()
+        written(out)
+    else:
+        with grad_mode.no_grad():
+            out.copy_(value)
+    return out
+
+
+def write_out(out: Any, result: Any, name: str) -> Any:
+    """Write ``result`` (a tensor, or a tuple/list of them) into ``out`` as torch does;
+    returns ``out``."""
+    if isinstance(result, Tensor):
+        return _write(out, result, name)
+    if not isinstance(out, (tuple, list)) or len(out) != len(result):
+        raise TypeError(f"{name}(): argument 'out' must be a tuple of {len(result)} Tensors")
+    written = [_write(o, r, name) for o, r in zip(out, result)]
+    if isinstance(result, tuple) and hasattr(result, "_fields"):
+        return type(result)(*written)
+    return type(out)(written)
+
+
+def _requires_grad(args: tuple, kwargs: dict) -> bool:
+    for a in (*args, *kwargs.values()):
+        if isinstance(a, Tensor) and a.requires_grad:
+            return True
+        if isinstance(a, (tuple, list)) and any(isinstance(t, Tensor) and t.requires_grad
+                                                for t in a):
+            return True
+    return False
+
+
+def accepts_out(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` with torch's ``out=`` keyword (see the module docstring)."""
+    name = getattr(fn, "__name__", "function")
+
+    @functools.wraps(fn)
+    def with_out(*args: Any, out: Any = None, **kwargs: Any) -> Any:
+        if out is None:
+            return fn(*args, **kwargs)
+        if grad_mode._state.on and _requires_grad(args, kwargs):
+            raise RuntimeError(f"{name}(): functions with out=... arguments don't support "
+                               "automatic differentiation, but one of the arguments requires "
+                               "grad.")
+        return write_out(out, fn(*args, **kwargs), name)
+
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return with_out
+    params = [p for p in sig.parameters.values() if p.name != "out"]
+    kinds = [p.kind for p in params]
+    out_param = inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None)
+    at = kinds.index(inspect.Parameter.VAR_KEYWORD) if inspect.Parameter.VAR_KEYWORD in kinds \
+        else len(params)
+    with_out.__signature__ = sig.replace(  # type: ignore[attr-defined]
+        parameters=[*params[:at], out_param, *params[at:]])
+    return with_out

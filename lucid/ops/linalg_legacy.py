@@ -1,0 +1,108 @@
+"""torch's older top-level linear-algebra forms, kept by torch beside ``torch.linalg`` and
+still common in code: ``lu`` (compact factorization with pivots), ``lu_unpack``,
+``lu_solve(b, LU_data, LU_pivots)``, ``triangular_solve``, ``cholesky_solve``,
+``cholesky_inverse``, ``orgqr`` and ``matrix_exp``. Each is written over the ``linalg`` ops,
+so values, batching and gradients are theirs.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from typing import Any
+
+import numpy as np
+
+from .. import _dtype
+from .._tensor import Tensor
+from ._util import wrap
+from .linalg import tril, triu
+from .linalg_base import check_matrix
+from .linalg_lu import lu_factor_ex, permutation_matrices
+from .linalg_lu import lu_solve as _linalg_lu_solve
+from .linalg_matrix_exp import matrix_exp
+from .linalg_structured import householder_product
+from .triangular import solve_triangular
+
+__all__ = ["cholesky_inverse", "cholesky_solve", "lu", "lu_solve", "lu_unpack", "matrix_exp",
+           "orgqr", "triangular_solve"]
+
+lu_unpack_result = namedtuple("lu_unpack", ["P", "L", "U"])
+triangular_solve_result = namedtuple("triangular_solve", ["solution", "cloned_coefficient"])
+
+
+def lu(A: Tensor, pivot: bool = True, get_infos: bool = False) -> tuple[Tensor, ...]:
+    """``(LU, pivots)`` (and ``infos`` with ``get_infos``): ``linalg.lu_factor_ex`` in
+    torch's older form (``torch.lu`` / ``Tensor.lu``); without ``get_infos`` a singular
+    matrix raises as ``lu_factor`` does."""
+    LU, piv, info = lu_factor_ex(A, pivot=pivot, check_errors=not get_infos)
+    return (LU, piv, info) if get_infos else (LU, piv)
+
+
+def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True,
+              unpack_pivots: bool = True) -> Any:
+    """``(P, L, U)`` from ``lu``'s compact factorization and pivots (empty tensors for the
+    parts not asked for), so that ``P @ L @ U`` is the factorized matrix."""
+    check_matrix(LU_data, "torch.lu_unpack")
+    m, n = LU_data.shape[-2], LU_data.shape[-1]
+    k = min(m, n)
+    if not isinstance(LU_pivots, Tensor) or LU_pivots.dtype is not _dtype.int32:
+        raise RuntimeError("torch.lu_unpack: LU_pivots is expected to be a contiguous tensor "
+                           "of torch.int32 dtype.")
+    if unpack_data:
+        eye = wrap(LU_data._be.from_numpy(np.eye(m, k, dtype=LU_data.dtype.np)), LU_data._be)
+        L = tril(LU_data[..., :, :k], -1) + eye
+        U = triu(LU_data[..., :k, :])
+    else:
+        L = U = LU_data.new_empty((0,))
+    if unpack_pivots:
+        piv = np.asarray(LU_pivots._be.to_numpy(LU_pivots._data))
+        if piv.size and (piv.min() < 1 or piv.max() > m):
+            raise RuntimeError("torch.lu_unpack: pivots out of range: each must be in "
+                               f"[1, {m}]")
+        be = LU_data._be
+        P = wrap(be.from_numpy(permutation_matrices(piv, m, LU_data.dtype.np)), be)
+    else:
+        P = LU_data.new_empty((0,))
+    return lu_unpack_result(P, L, U)
+
+
+def lu_solve(b: Tensor, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:
+    """The solution of ``A X = b`` from ``lu(A)``'s factorization: ``linalg.lu_solve`` with
+    torch's older argument order."""
+    return _linalg_lu_solve(LU_data, LU_pivots, b)
+
+
+def triangular_solve(b: Tensor, A: Tensor, upper: bool = True, transpose: bool = False,
+                     unitriangular: bool = False) -> Any:
+    """``(solution, cloned_coefficient)`` for ``op(A) X = b`` with ``A`` triangular and
+    ``op`` the transpose when ``transpose``: torch's older ``linalg.solve_triangular``."""
+    coef = A.mT if transpose else A  # type: ignore[attr-defined]
+    x = solve_triangular(coef, b, upper=bool(upper) != bool(transpose),
+                         unitriangular=unitriangular)
+    return triangular_solve_result(x, A.clone())
+
+
+def cholesky_solve(B: Tensor, L: Tensor, upper: bool = False) -> Tensor:
+    """The solution of ``A X = B`` for ``A = L L^H`` (``U^H U`` when ``upper``), given the
+    Cholesky factor."""
+    Lh = L.mH  # type: ignore[attr-defined]
+    if upper:
+        y = solve_triangular(Lh, B, upper=False)
+        return solve_triangular(L, y, upper=True)
+    y = solve_triangular(L, B, upper=False)
+    return solve_triangular(Lh, y, upper=True)
+
+
+def cholesky_inverse(L: Tensor, upper: bool = False) -> Tensor:
+    """The inverse of ``A = L L^H`` (``U^H U`` when ``upper``) from its Cholesky factor."""
+    check_matrix(L, "torch.cholesky_inverse", square=True)
+    n = L.shape[-1]
+    eye = wrap(L._be.from_numpy(np.eye(n, dtype=L.dtype.np)), L._be)
+    return cholesky_solve(eye.expand(*L.shape), L, upper)
+
+
+def orgqr(input: Tensor, tau: Tensor) -> Tensor:
+    """The first columns of ``Q`` from Householder reflectors: ``linalg.householder_product``
+    (``torch.orgqr``)."""
+    return householder_product(input, tau)
+
