@@ -15,7 +15,8 @@ import numpy as np
 
 from ._mpi import mpi
 
-__all__ = ["ReduceOp", "Staged", "stage", "mpi_op", "bool_op", "check_tensor"]
+__all__ = ["ReduceOp", "Staged", "stage", "mpi_op", "bool_op", "check_tensor",
+           "supports_complex"]
 
 
 class ReduceOp:
@@ -153,3 +154,19 @@ def bool_op(op: Any) -> Any:
     if int(op) == ReduceOp.PRODUCT:
         return ReduceOp.MIN
     return op
+
+
+_NOT_COMPLEX = (ReduceOp.MAX, ReduceOp.MIN, ReduceOp.PRODUCT, ReduceOp.BAND, ReduceOp.BOR,
+                ReduceOp.BXOR)
+
+
+def supports_complex(reduceOp: Any) -> bool:
+    """Whether ``reduceOp`` can reduce complex tensors: False for MAX, MIN, PRODUCT and the
+    bitwise ops, True otherwise (as ``torch.distributed.supports_complex``).
+
+    Example::
+
+        dist.supports_complex(dist.ReduceOp.SUM)     # True
+        dist.supports_complex(dist.ReduceOp.MAX)     # False
+    """
+    return reduceOp not in _NOT_COMPLEX

@@ -18,8 +18,8 @@ from ._mpi import mpi
 from ._watchdog import Watched
 from .process_group import ProcessGroup, resolve_group
 
-__all__ = ["Work", "all_reduce", "broadcast", "reduce", "all_gather", "all_gather_into_tensor",
-           "gather", "scatter", "reduce_scatter", "reduce_scatter_tensor", "barrier",
+__all__ = ["Work", "all_reduce", "broadcast", "reduce", "all_gather", "all_gather_single",
+           "gather", "scatter", "reduce_scatter", "reduce_scatter_single", "barrier",
            "all_to_all_single", "all_to_all", "monitored_barrier"]
 
 
@@ -245,16 +245,15 @@ def all_gather(tensor_list: list, tensor: Any, group: ProcessGroup | None = None
     return _run(pg, "all_gather", "Allgatherv", args, copy_out, async_op, list(tensor_list))
 
 
-def all_gather_into_tensor(output_tensor: Any, input_tensor: Any,
-                           group: ProcessGroup | None = None,
-                           async_op: bool = False) -> Work | None:
+def all_gather_single(output_tensor: Any, input_tensor: Any,
+                      group: ProcessGroup | None = None, async_op: bool = False) -> Work | None:
     """Every rank's ``input_tensor`` into ``output_tensor``, concatenated along dim 0 (or
     stacked: shape ``(world, *input.shape)``).
 
     Example::
 
         out = lucid.empty(dist.get_world_size() * 4)
-        dist.all_gather_into_tensor(out, lucid.ones(4))
+        dist.all_gather_single(out, lucid.ones(4))
     """
     pg = resolve_group(group)
     if pg is None:
@@ -262,13 +261,13 @@ def all_gather_into_tensor(output_tensor: Any, input_tensor: Any,
     s_in = stage(input_tensor, out=False)
     s_out = stage(output_tensor)
     if s_out.array.size != s_in.array.size * pg.size():
-        raise ValueError(f"all_gather_into_tensor: output tensor has {s_out.array.size} "
+        raise ValueError(f"all_gather_single: output tensor has {s_out.array.size} "
                          f"elements; expected world size ({pg.size()}) x input numel "
                          f"({s_in.array.size})")
     if s_in.array.dtype != s_out.array.dtype:
-        raise ValueError("all_gather_into_tensor: input and output must have the same dtype")
+        raise ValueError("all_gather_single: input and output must have the same dtype")
     args = (_bytes(s_in.array), _bytes(s_out.array))
-    return _run(pg, "all_gather_into_tensor", "Allgather", args, _finisher([s_out]), async_op,
+    return _run(pg, "all_gather_single", "Allgather", args, _finisher([s_out]), async_op,
                 [output_tensor])
 
 
@@ -366,7 +365,7 @@ def reduce_scatter(output: Any, input_list: list, op: Any = ReduceOp.SUM,
                 _finisher([s], pg.size() if avg else 0), async_op, [output])
 
 
-def reduce_scatter_tensor(output: Any, input: Any, op: Any = ReduceOp.SUM,
+def reduce_scatter_single(output: Any, input: Any, op: Any = ReduceOp.SUM,
                           group: ProcessGroup | None = None,
                           async_op: bool = False) -> Work | None:
     """Reduce ``input`` (world x ``output.numel()`` elements, rank-major) over the group;
@@ -374,7 +373,7 @@ def reduce_scatter_tensor(output: Any, input: Any, op: Any = ReduceOp.SUM,
 
     Example::
 
-        dist.reduce_scatter_tensor(out, lucid.ones(world * 2))     # out == [world, world]
+        dist.reduce_scatter_single(out, lucid.ones(world * 2))     # out == [world, world]
     """
     pg = resolve_group(group)
     if pg is None:
@@ -383,9 +382,9 @@ def reduce_scatter_tensor(output: Any, input: Any, op: Any = ReduceOp.SUM,
     check_tensor(input, "input")
     send = Staged(input, reducing=True, out=False).array.astype(s.array.dtype, copy=False)
     if send.size != s.array.size * pg.size():
-        raise ValueError(f"reduce_scatter_tensor: input has {send.size} elements; expected "
+        raise ValueError(f"reduce_scatter_single: input has {send.size} elements; expected "
                          f"world size ({pg.size()}) x output numel ({s.array.size})")
-    return _run(pg, "reduce_scatter_tensor", "Reduce_scatter_block", (send, s.buf(), mop),
+    return _run(pg, "reduce_scatter_single", "Reduce_scatter_block", (send, s.buf(), mop),
                 _finisher([s], pg.size() if avg else 0), async_op, [output])
 
 

@@ -9,10 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 from .collectives import _root
+from .point_to_point import canonical_peer
 from .process_group import ProcessGroup, resolve_group
 
 __all__ = ["broadcast_object_list", "all_gather_object", "gather_object",
-           "scatter_object_list"]
+           "scatter_object_list", "send_object_list", "recv_object_list"]
 
 
 def broadcast_object_list(object_list: list, src: int | None = None,
@@ -114,3 +115,60 @@ def scatter_object_list(scatter_object_output_list: list,
         send = list(scatter_object_input_list)
     with pg.watched("scatter_object_list"):
         scatter_object_output_list[0] = pg.comm.scatter(send, root=root)
+
+
+def _peer(pg: ProcessGroup, rank: int | None, group_rank: int | None, kind: str) -> int:
+    peer = canonical_peer(pg, rank, group_rank)
+    if peer == pg.rank():
+        raise ValueError(f"Invalid {kind} rank: {kind} rank should not be the same as the rank "
+                         "of the current process.")
+    return peer
+
+
+def send_object_list(object_list: list, dst: int | None = None,
+                     group: ProcessGroup | None = None, device: Any = None,
+                     group_dst: int | None = None, use_batch: bool = False) -> None:
+    """Send the picklable objects of ``object_list`` to rank ``dst`` (a world rank; or
+    ``group_dst``, a rank in ``group``), which receives them with ``recv_object_list`` into
+    a list of the same length. ``device`` and ``use_batch`` are accepted for torch's
+    signature: objects travel pickled either way.
+
+    Example::
+
+        if dist.get_rank() == 0:
+            dist.send_object_list(["foo", 12, {1: 2}], dst=1)
+        else:
+            objs = [None, None, None]
+            dist.recv_object_list(objs, src=0)     # objs == ["foo", 12, {1: 2}]
+    """
+    pg = resolve_group(group)
+    if pg is None:
+        return
+    peer = _peer(pg, dst, group_dst, "destination")
+    with pg.watched(f"send_object_list (peer {pg.ranks[peer]})"):
+        pg.comm.send(list(object_list), dest=peer, tag=0)
+
+
+def recv_object_list(object_list: list, src: int | None = None,
+                     group: ProcessGroup | None = None, device: Any = None,
+                     group_src: int | None = None, use_batch: bool = False) -> int:
+    """Receive the objects rank ``src`` (or ``group_src`` in ``group``) sent with
+    ``send_object_list`` into ``object_list``, which must be as long as the sent list.
+    Returns the sender's world rank (-1 on a rank outside ``group``).
+
+    Example::
+
+        objs = [None, None, None]
+        dist.recv_object_list(objs, src=0)         # 0
+    """
+    pg = resolve_group(group)
+    if pg is None:
+        return -1
+    peer = _peer(pg, src, group_src, "source")
+    with pg.watched(f"recv_object_list (peer {pg.ranks[peer]})"):
+        got = pg.comm.recv(source=peer, tag=0)
+    if len(got) != len(object_list):
+        raise ValueError(f"recv_object_list: rank {pg.ranks[peer]} sent {len(got)} objects "
+                         f"into a list of {len(object_list)}")
+    object_list[:] = got
+    return pg.ranks[peer]

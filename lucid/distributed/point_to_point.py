@@ -4,13 +4,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from ._buffers import stage
+from ._buffers import check_tensor, stage
 from .collectives import Work, _bytes, _finisher, _root, _run
-from .process_group import ProcessGroup, resolve_group
+from .process_group import GroupMember, ProcessGroup, default_pg, get_rank, resolve_group
 
-__all__ = ["send", "recv", "isend", "irecv"]
+__all__ = ["send", "recv", "isend", "irecv", "P2POp", "batch_isend_irecv",
+           "canonical_peer"]
 
 
 def _p2p(kind: str, tensor: Any, peer: int | None, group: Any, tag: int,
@@ -74,3 +76,94 @@ def irecv(tensor: Any, src: int | None = None, group: ProcessGroup | None = None
         w = dist.irecv(t, src=0); w.wait()
     """
     return _p2p("recv", tensor, src, group, tag, group_src, True)
+
+
+def canonical_peer(group: Any, rank: int | None, group_rank: int | None) -> int:
+    """The group rank of a peer named by a world ``rank`` or a ``group_rank`` (exactly one),
+    with torch's ValueErrors."""
+    if group_rank is not None:
+        if rank is not None:
+            raise ValueError("Can't specify both group_rank and global_rank")
+        if not 0 <= group_rank < group.size():
+            raise ValueError(f"Group rank {group_rank} is not part of group {group}")
+        return int(group_rank)
+    if rank is None:
+        raise ValueError("Must specify global_rank or group_rank")
+    if rank not in group.ranks:
+        raise ValueError(f"Global rank {rank} is not part of group {group}")
+    return group.ranks.index(rank)
+
+
+class P2POp:
+    """One send or receive of ``batch_isend_irecv`` (``torch.distributed.P2POp``): ``op`` is
+    ``isend`` or ``irecv``, ``peer`` a world rank (or ``group_peer`` a rank in ``group``).
+
+    Example::
+
+        right, left = (rank + 1) % world, (rank - 1) % world
+        ops = [dist.P2POp(dist.isend, send_buf, right), dist.P2POp(dist.irecv, recv_buf, left)]
+        for work in dist.batch_isend_irecv(ops):
+            work.wait()
+    """
+
+    def __new__(cls, op: Callable, tensor: Any, peer: int | None = None,
+                group: ProcessGroup | None = None, tag: int = 0,
+                group_peer: int | None = None) -> P2POp:
+        if op not in (isend, irecv):
+            raise ValueError("Invalid ``op``. Expected ``op`` to be of type "
+                             "``lucid.distributed.isend`` or ``lucid.distributed.irecv``.")
+        check_tensor(tensor, "tensor")
+        return object.__new__(cls)
+
+    def __init__(self, op: Callable, tensor: Any, peer: int | None = None,
+                 group: ProcessGroup | None = None, tag: int = 0,
+                 group_peer: int | None = None) -> None:
+        self.op = op
+        self.tensor = tensor
+        self.group = default_pg() if group is None or group is GroupMember.WORLD else group
+        if not isinstance(self.group, ProcessGroup):
+            raise ValueError(f"Group {self.group} is not registered, please create group with "
+                             "lucid.distributed.new_group API")
+        self.group_peer = canonical_peer(self.group, peer, group_peer)
+        self.peer = self.group.ranks[self.group_peer]
+        self.tag = tag
+
+    def __repr__(self) -> str:
+        me = get_rank(self.group)
+        if self.op is isend:
+            src, dst = me, self.group_peer
+        else:
+            src, dst = self.group_peer, me
+        return (f"P2POp({self.op.__name__} pg={self.group.group_name}, group_src={src}, "
+                f"group_dst={dst},  {tuple(self.tensor.shape)}, {self.tensor.dtype})")
+
+
+def batch_isend_irecv(p2p_op_list: list[P2POp]) -> list[Work]:
+    """Start every send and receive of ``p2p_op_list`` (all on one group) and return their
+    ``Work`` handles; the order of sends and receives in the list cannot deadlock, since
+    all start before any is waited on. Messages between the same pair of ranks in the same
+    direction match in list order.
+
+    Example::
+
+        send_t = lucid.arange(2.0) + 2 * rank
+        recv_t = lucid.empty(2)
+        ops = [dist.P2POp(dist.isend, send_t, (rank + 1) % world),
+               dist.P2POp(dist.irecv, recv_t, (rank - 1) % world)]
+        for work in dist.batch_isend_irecv(ops):
+            work.wait()
+    """
+    if not isinstance(p2p_op_list, list) or \
+            not all(isinstance(p, P2POp) for p in p2p_op_list):
+        raise ValueError("Invalid ``p2p_op_list``. Each op is expected to to be of type "
+                         "``lucid.distributed.P2POp``.")
+    group = p2p_op_list[0].group
+    if not all(p.group is group for p in p2p_op_list):
+        raise ValueError("All ops need to use the same group.")
+    works = []
+    for p in p2p_op_list:
+        key = "group_dst" if p.op is isend else "group_src"
+        work = p.op(p.tensor, group=p.group, tag=p.tag, **{key: p.group_peer})
+        if work:
+            works.append(work)
+    return works

@@ -20,9 +20,11 @@ __all__ = ["Backend", "ProcessGroup", "GroupMember", "group", "init_process_grou
            "destroy_process_group", "is_initialized", "is_available", "is_mpi_available",
            "is_gloo_available", "is_nccl_available", "is_torchelastic_launched", "get_rank",
            "get_world_size", "get_backend", "new_group", "get_global_rank", "get_group_rank",
-           "get_process_group_ranks", "default_pg", "resolve_group", "DEFAULT_TIMEOUT"]
+           "get_process_group_ranks", "default_pg", "resolve_group", "DEFAULT_TIMEOUT",
+           "default_pg_timeout", "is_backend_available", "get_node_local_rank", "live_groups"]
 
 DEFAULT_TIMEOUT = timedelta(minutes=30)  # torch's default for CPU backends
+default_pg_timeout: timedelta = DEFAULT_TIMEOUT
 
 
 class Backend(str):
@@ -178,6 +180,40 @@ def is_nccl_available() -> bool:
     return False
 
 
+def is_backend_available(backend: str) -> bool:
+    """Whether ``backend`` can be used, as its ``is_<name>_available()`` says (``"mpi"`` and
+    ``"gloo"``: mpi4py imports; ``"nccl"``: False); False for names lucid does not know.
+    A composite name (``"cpu:gloo,cuda:nccl"``) is available when each of its parts is.
+
+    Example::
+
+        dist.is_backend_available("gloo")     # True with mpi4py installed
+    """
+    name = backend.lower()
+    parts = [p.split(":")[-1].strip() for p in name.split(",")] if ":" in name else [name]
+    checks = {Backend.MPI: is_mpi_available, Backend.GLOO: is_gloo_available,
+              Backend.NCCL: is_nccl_available}
+    return all(p in checks and checks[p]() for p in parts)
+
+
+def get_node_local_rank(fallback_rank: int | None = None) -> int:
+    """This process's rank on its machine, from ``LOCAL_RANK`` (which lucid's launchers
+    set); without it, ``fallback_rank``, else RuntimeError (torch's message).
+
+    Example::
+
+        local = dist.get_node_local_rank(fallback_rank=0)
+    """
+    if "LOCAL_RANK" in os.environ:
+        return int(os.environ["LOCAL_RANK"])
+    if fallback_rank is not None:
+        return int(fallback_rank)
+    raise RuntimeError(
+        "LOCAL_RANK is not in the environment. Consider passing fallback_rank to allow "
+        "`get_node_local_rank` to work, assuming you are not running in a multi-device "
+        "context and want the code to run locally instead.")
+
+
 def is_torchelastic_launched() -> bool:
     """False: lucid's jobs are started by MPI launchers.
 
@@ -299,6 +335,11 @@ def default_pg() -> ProcessGroup:
         raise ValueError("Default process group has not been initialized, please make sure "
                          "to call init_process_group.")
     return pg
+
+
+def live_groups() -> list[ProcessGroup]:
+    """Every process group of this process not yet destroyed (the world first)."""
+    return list(_groups)
 
 
 def resolve_group(grp: Any) -> ProcessGroup | None:
