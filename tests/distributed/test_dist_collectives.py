@@ -117,7 +117,7 @@ def test_world_of_one_on_each_backend(world1, backend) -> None:
     dist.all_reduce(t, op=dist.ReduceOp.AVG)
     dist.broadcast(t, src=0)
     out = lucid.empty(1, 2, 3, device=backend)
-    dist.all_gather_into_tensor(out, t)
+    dist.all_gather_single(out, t)
     np.testing.assert_array_equal(out.numpy()[0], x)
     view = lucid.tensor(x, device=backend).t()           # strided: staged and written back
     dist.all_reduce(view, op=dist.ReduceOp.MAX)

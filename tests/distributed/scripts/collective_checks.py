@@ -88,16 +88,16 @@ ok(t.numpy(), ALL[W - 1])
 t = lucid.tensor(data(R))
 dist.reduce(t, dst=1)
 ok(t.numpy(), sum(ALL) if R == 1 else ALL[R])
-# all_gather (list, uneven sizes allowed) and all_gather_into_tensor (concat and stacked)
+# all_gather (list, uneven sizes allowed) and all_gather_single (concat and stacked)
 outs = [lucid.empty(3, 4) for _ in range(W)]
 dist.all_gather(outs, lucid.tensor(data(R)))
 for r in range(W):
     ok(outs[r].numpy(), ALL[r])
 flat = lucid.empty(W * 3, 4)
-dist.all_gather_into_tensor(flat, lucid.tensor(data(R)))
+dist.all_gather_single(flat, lucid.tensor(data(R)))
 ok(flat.numpy(), np.concatenate(ALL))
 stacked = lucid.empty(W, 3, 4)
-dist.all_gather_into_tensor(stacked, lucid.tensor(data(R)), async_op=True).wait()
+dist.all_gather_single(stacked, lucid.tensor(data(R)), async_op=True).wait()
 ok(stacked.numpy(), np.stack(ALL))
 # gather / scatter
 g = [lucid.empty(3, 4) for _ in range(W)] if R == 0 else None
@@ -108,13 +108,13 @@ if R == 0:
 t = lucid.empty(3, 4)
 dist.scatter(t, [lucid.tensor(a) for a in ALL] if R == 1 else None, src=1)
 ok(t.numpy(), ALL[R])
-# reduce_scatter / reduce_scatter_tensor
+# reduce_scatter / reduce_scatter_single
 inputs = [lucid.tensor(data(R) + i) for i in range(W)]
 out = lucid.empty(3, 4)
 dist.reduce_scatter(out, inputs)
 ok(out.numpy(), sum(data(r) + R for r in range(W)))
 out = lucid.empty(3, 4)
-dist.reduce_scatter_tensor(out, lucid.tensor(np.concatenate([data(R) + i for i in range(W)])),
+dist.reduce_scatter_single(out, lucid.tensor(np.concatenate([data(R) + i for i in range(W)])),
                            op=dist.ReduceOp.MAX)
 ok(out.numpy(), np.max([data(r) + R for r in range(W)], axis=0))
 # all_to_all_single
