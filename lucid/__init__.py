@@ -208,6 +208,26 @@ from .ops.special_gamma import mvlgamma  # noqa: E402
 from .cuda import OutOfMemoryError  # noqa: E402
 from . import random  # noqa: E402
 from .func import vmap  # noqa: E402
+from .ops.sparse_methods import (  # noqa: E402
+    dsmm,
+    hsmm,
+    hspmm,
+    indices_copy,
+    saddmm,
+    smm,
+    sspaddmm,
+    values_copy,
+)
+from .ops.rnn_functional import (  # noqa: E402
+    gru,
+    gru_cell,
+    lstm,
+    lstm_cell,
+    rnn_relu,
+    rnn_relu_cell,
+    rnn_tanh,
+    rnn_tanh_cell,
+)
 from .autograd.grad_mode import is_inference_mode_enabled  # noqa: E402
 from .autograd.anomaly_mode import (  # noqa: E402
     is_anomaly_check_nan_enabled,

@@ -14,6 +14,7 @@ from typing import Any
 
 from ._tensor import Tensor
 from .nn import functional as F
+from .ops.random import bernoulli
 
 __all__ = [
     "adaptive_avg_pool1d", "avg_pool1d", "batch_norm", "bilinear", "celu",
@@ -24,6 +25,9 @@ __all__ = [
     "binary_cross_entropy_with_logits", "constant_pad_nd", "convolution", "cosine_embedding_loss",
     "ctc_loss", "hinge_embedding_loss", "kl_div", "margin_ranking_loss", "max_pool1d_with_indices",
     "adaptive_max_pool1d", "poisson_nll_loss", "rms_norm", "triplet_margin_loss",
+    "alpha_dropout", "alpha_dropout_", "celu_", "dropout_", "feature_alpha_dropout",
+    "feature_alpha_dropout_", "feature_dropout", "feature_dropout_", "pdist", "rrelu", "rrelu_",
+    "selu_", "threshold_",
 ]
 
 adaptive_avg_pool1d = F.adaptive_avg_pool1d
@@ -233,3 +237,71 @@ def convolution(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any,
         return _CONV_T[nd](input, weight, bias, stride, padding, output_padding, groups,
                            dilation)
     return _CONV[nd](input, weight, bias, stride, padding, dilation, groups)
+
+
+pdist = F.pdist
+celu_ = F.celu_
+selu_ = F.selu_
+threshold_ = F.threshold_
+rrelu_ = F.rrelu_
+
+
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
+          training: bool = False, generator: Any = None) -> Tensor:
+    """``torch.rrelu``: ``F.rrelu``."""
+    return F.rrelu(input, lower, upper, training)
+
+
+def dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    """``torch.dropout_``: ``dropout`` written into ``input``."""
+    return F.dropout(input, p, training=train, inplace=True)
+
+
+def alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    """``torch.alpha_dropout(input, p, train)``."""
+    return F.alpha_dropout(input, p, training=train)
+
+
+def alpha_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    """``alpha_dropout`` written into ``input``."""
+    return F.alpha_dropout(input, p, training=train, inplace=True)
+
+
+def feature_alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    """``torch.feature_alpha_dropout(input, p, train)``: whole channels at once."""
+    return F.feature_alpha_dropout(input, p, training=train)
+
+
+def feature_alpha_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    """``feature_alpha_dropout`` written into ``input``."""
+    return F.feature_alpha_dropout(input, p, training=train, inplace=True)
+
+
+def _feature_mask(input: Tensor, p: float) -> Tensor:
+    if input.ndim < 2:
+        raise RuntimeError(f"Feature dropout requires at least 2 dimensions in the input, got "
+                           f"{input.ndim}")
+    shape = (input.shape[0], input.shape[1]) + (1,) * (input.ndim - 2)
+    if p >= 1:
+        return input.new_zeros(shape)  # type: ignore[attr-defined]
+    keep = bernoulli(input.new_full(shape, 1.0 - p))  # type: ignore[attr-defined]
+    return keep / (1.0 - p)
+
+
+def feature_dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    """``torch.feature_dropout(input, p, train)``: each (sample, channel) slice is zeroed
+    with probability ``p`` and the rest scaled by ``1 / (1 - p)``."""
+    if p < 0 or p > 1:
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not train or p == 0:
+        return input
+    return input * _feature_mask(input, p)
+
+
+def feature_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    """``feature_dropout`` written into ``input``."""
+    if p < 0 or p > 1:
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not train or p == 0:
+        return input
+    return input.mul_(_feature_mask(input, p))  # type: ignore[attr-defined]

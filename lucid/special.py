@@ -122,7 +122,7 @@ def multigammaln(input: Tensor, p: int) -> Tensor:
     return out + c
 
 
-def softmax(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+def softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
     """``softmax`` along ``dim`` (``torch.special.softmax``)."""
     return _softmax(input, dim, dtype=dtype)
 

@@ -16,7 +16,7 @@ X = np.array([[0.3, -0.7, 0.2], [0.9, 0.1, -0.4]])
 ARGS: dict[str, Any] = {  # arguments after ``input``; the input is X unless given here
     "clamp_": (-0.5, 0.5), "clamp_max_": (0.1,), "clamp_min_": (0.1,), "clip_": (-0.2, 0.2),
     "fill_": (2.5,), "ldexp_": ("t",), "xlogy_": ("t",), "logit_": (0.05,),
-    "gcd_": ("i",), "lcm_": ("i",), "addmv_": ("m", "v"),
+    "gcd_": ("i",), "lcm_": ("i",), "addmv_": ("m", "v"), "resize_as_": ("t",),
 }
 POSITIVE = {"acosh_", "arccosh_", "log_", "log10_", "log2_", "log1p_", "sqrt_", "rsqrt_",
             "reciprocal_", "logit_"}

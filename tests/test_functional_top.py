@@ -109,3 +109,31 @@ def test_dropout_and_embedding_arguments_in_torchs_top_level_order() -> None:
                                   [[9, 10, 11], [0, 1, 2]])
     bn = lucid.batch_norm(lucid.tensor(_r(4, 2)), None, None, None, None, True, 0.1, 1e-5)
     np.testing.assert_allclose(bn.numpy().mean(0), 0.0, atol=1e-12)
+
+
+def test_top_level_dropouts_and_in_place_activations(torch: Any) -> None:
+    x = _r(4, 3, 2, 2)
+    for m in (lucid, torch):
+        t = m.tensor(x)
+        for fn in (m.alpha_dropout, m.feature_alpha_dropout, m.feature_dropout, m.dropout):
+            np.testing.assert_array_equal(fn(t, 0.5, False).numpy(), x)
+        m.manual_seed(0)
+        y = m.feature_dropout(m.ones(64, 8, 2, 2), 0.5, True).numpy()
+        assert set(np.unique(y)) <= {0.0, 2.0}
+        assert ((y == 0).all((2, 3)) | (y != 0).all((2, 3))).all()
+        assert 0.3 < (y == 0).mean() < 0.7
+        z = m.tensor(_r(3, 4))
+        assert m.selu_(z) is z
+        m.threshold_(z, 0.2, -9.0)
+        m.celu_(z, 0.7)
+        np.testing.assert_allclose(z.numpy(), _ref_inplace(torch), rtol=1e-12)
+        np.testing.assert_allclose(m.pdist(m.tensor(_r(5, 3))).numpy(),
+                                   torch.pdist(torch.tensor(_r(5, 3))).numpy(), rtol=1e-12)
+        np.testing.assert_array_equal(m.rrelu(m.tensor(_r(3, 4))).numpy(),
+                                      torch.rrelu(torch.tensor(_r(3, 4))).numpy())
+
+
+def _ref_inplace(torch: Any) -> np.ndarray:
+    t = torch.tensor(_r(3, 4))
+    return torch.nn.functional.celu(
+        torch.nn.functional.threshold(torch.selu(t), 0.2, -9.0), 0.7).numpy()

@@ -44,14 +44,15 @@ OPS_ORDER = ["_util", "_autocast", "views", "creation", "shape", "device", "inpl
              "special_polynomials", "linalg_lu", "linalg_eig", "linalg_ldl", "linalg_matrix_exp",
              "linalg_solvers", "linalg_structured", "linalg_legacy", "special_gamma", "strided",
              "activation",
-             "normalization", "loss_binary", "loss", "conv", "pool", "conv3d", "pool3d",
+             "normalization", "loss_binary", "loss", "linear_cross_entropy", "conv", "pool",
+             "conv3d", "pool3d",
              "dropout", "embedding",
              "interpolate", "pixel", "distance", "loss_margin", "loss_nll", "ctc", "gumbel",
              "lrn", "grid_sample", "embedding_bag", "attention", "attention_mha",
              "activation_inplace", "rrelu", "dropout_alpha", "pool_with_indices", "unpool",
-             "pool_lp", "pool_fractional", "rnn", "sparse_ops",
-             "sparse_coo", "sparse_api", "_graph_backend", "_graph", "tensor_methods",
-             "tensor_methods_math"]
+             "pool_lp", "pool_fractional", "rnn", "rnn_functional", "sparse_ops",
+             "sparse_products", "sparse_coo", "sparse_api", "sparse_methods", "_graph_backend",
+             "_graph", "tensor_methods", "tensor_methods_math"]
 
 
 def _modules() -> dict[str, str]:

@@ -5,6 +5,7 @@ where torch is), no gradient where torch has none, torch's errors."""
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pytest

@@ -7,6 +7,7 @@ one node are summed before the node runs; leaves accumulate into ``.grad``.
 from __future__ import annotations
 
 import threading
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -24,6 +25,7 @@ from ._accumulate import (
     run_hook,
 )
 from ._reach import useful as _useful
+from ._stack import Stack
 from .anomaly_mode import _state as _anomaly
 from .anomaly_mode import checked_backward
 from .function import Op
@@ -315,13 +317,26 @@ def _execute(roots: list, retain_graph: bool, capture: Any, captured: Any, graph
 
 
 def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None = None,
-             create_graph: bool = False, inputs: Any = None) -> None:
+             create_graph: bool = False, grad_variables: Any = None, inputs: Any = None
+             ) -> None:
     """Compute the gradients of ``tensors`` and accumulate them into the leaves' ``.grad``.
 
     ``create_graph=True`` records the backward pass itself, so the gradients can be
     differentiated again (gradient penalties, Hessian-vector products); ``retain_graph``
-    then defaults to True, as in torch.
+    then defaults to True, as in torch. ``grad_variables`` is the deprecated name of
+    ``grad_tensors`` (a FutureWarning, as in torch).
+
+    Example::
+
+        lucid.autograd.backward([loss], inputs=[w])     # only w.grad is written
     """
+    if grad_variables is not None:
+        warnings.warn("`grad_variables` is deprecated. Use `grad_tensors` instead.",
+                      FutureWarning, stacklevel=2)
+        if grad_tensors is not None:
+            raise RuntimeError("`grad_tensors` and `grad_variables` (deprecated) arguments "
+                               "both passed to `backward()`. Please only use `grad_tensors`.")
+        grad_tensors = grad_variables
     if retain_graph is None:
         retain_graph = create_graph
     if grad_tensors is None and inputs is None and not create_graph \
@@ -367,23 +382,39 @@ def _capture_map(inputs: list[Tensor]) -> dict[Any, int]:
 
 
 def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool | None = None,
-         create_graph: bool = False, allow_unused: bool | None = None,
-         materialize_grads: bool = False) -> tuple[Tensor | None, ...]:
+         create_graph: bool = False, only_inputs: bool = True, allow_unused: bool | None = None,
+         is_grads_batched: bool = False, materialize_grads: bool = False
+         ) -> tuple[Tensor | None, ...]:
     """Return d(outputs)/d(inputs) without touching any ``.grad``.
 
     With ``create_graph=True`` the returned gradients are differentiable (their own
     ``grad_fn``), so they can be used in a loss and differentiated again.
+    ``is_grads_batched=True`` reads the first dim of every ``grad_outputs`` tensor as a
+    batch of vectors and returns one gradient per vector, stacked on a new first dim (the
+    vector-Jacobian products run one after another; torch vmaps them). ``only_inputs`` is
+    deprecated and ignored (a FutureWarning when False), as in torch.
 
     Example::
 
         (gx,) = lucid.autograd.grad((x * x).sum(), x, create_graph=True)
         (gxx,) = lucid.autograd.grad(gx.sum(), x)      # 2 everywhere
+        (rows,) = lucid.autograd.grad(x * 2, x, lucid.eye(3), is_grads_batched=True)
     """
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when "
+                         "materialize_grads=True, but got: allow_unused=False.")
+    if not only_inputs:
+        warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to "
+                      "True). To accumulate gradient for other parts of the graph, please use "
+                      "torch.autograd.backward.", FutureWarning, stacklevel=2)
     if retain_graph is None:
         retain_graph = create_graph
     outs = _as_list(outputs)
     ins = _as_list(inputs)
     gl = None if grad_outputs is None else _as_list(grad_outputs)
+    if is_grads_batched:
+        return _grad_batched(outs, ins, gl, retain_graph, create_graph, allow_unused,
+                             materialize_grads)
     if gl is not None and all(g is None for g in gl):
         gl = None
     root_grads = _root_grads(outs, gl, create_graph)
@@ -409,6 +440,59 @@ def grad(outputs: Any, inputs: Any, grad_outputs: Any = None, retain_graph: bool
                 g = t._be.broadcast_to(g, t._data.shape)
             res.append(_make(g, t._be, False, None))
     return tuple(res)
+
+
+def _grad_batched(outs: list[Tensor], ins: list[Tensor], gl: list | None, retain_graph: bool,
+                  create_graph: bool, allow_unused: bool | None, materialize_grads: bool
+                  ) -> tuple[Tensor | None, ...]:
+    """``grad`` once per row of the batched ``grad_outputs``, the results stacked."""
+    if gl is None or len(gl) != len(outs):
+        raise RuntimeError(f"got {0 if gl is None else len(gl)} gradients for {len(outs)} "
+                           "outputs; is_grads_batched=True needs one batched grad_output per "
+                           "output")
+    n = None
+    for i, (o, g) in enumerate(zip(outs, gl)):
+        if g is None:
+            continue
+        if not isinstance(g, Tensor) or g.ndim == 0 or \
+                tuple(g.shape[1:]) != tuple(o.shape):
+            raise RuntimeError(
+                "If `is_grads_batched=True`, we interpret the first dimension of each "
+                "grad_output as the batch dimension. The sizes of the remaining dimensions are "
+                "expected to match the shape of corresponding output, but a mismatch was "
+                f"detected: grad_output[{i}] has a shape of "
+                f"{tuple(g.shape[1:]) if isinstance(g, Tensor) else ()} and output[{i}] has "
+                f"a shape of {tuple(o.shape)}. If you only want some tensors in `grad_output` "
+                "to be considered batched, consider using vmap.")
+        if n is not None and g.shape[0] != n:
+            raise ValueError("vmap: Expected all tensors to have the same size in the mapped "
+                             f"dimension, got sizes {[g.shape[0] for g in gl if g is not None]}"
+                             " for the mapped dimension")
+        n = g.shape[0]
+    if n is None:
+        raise RuntimeError("is_grads_batched=True needs at least one batched grad_output")
+    rows: list[list[Tensor | None]] = [[] for _ in ins]
+    for b in range(n):
+        res = grad(outs, ins, [None if g is None else g[b] for g in gl],
+                   retain_graph=retain_graph or b < n - 1, create_graph=create_graph,
+                   allow_unused=allow_unused or materialize_grads)
+        for r, g in zip(rows, res):
+            r.append(g)
+    out: list[Tensor | None] = []
+    for t, r in zip(ins, rows):
+        if n and all(g is None for g in r):
+            # as torch: an unused input's materialized gradient has no batch dim
+            out.append(_make(t._be.zeros_like(t._data), t._be, False, None)
+                       if materialize_grads else None)
+            continue
+        if n == 0:
+            out.append(_make(t._be.zeros((0, *t._data.shape), t.dtype), t._be, False, None))
+            continue
+        if create_graph:
+            out.append(Stack.apply(*r))
+        else:
+            out.append(_make(t._be.stack([g._data for g in r], 0), t._be, False, None))
+    return tuple(out)
 
 
 def tensor_backward(self: Tensor, gradient: Tensor | None = None,

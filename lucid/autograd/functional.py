@@ -22,8 +22,8 @@ from typing import Any
 
 from .._tensor import Tensor, _make
 from . import grad_mode
+from ._stack import Stack
 from .engine import grad as _grad
-from .function import Op
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "vhp", "hvp"]
 
@@ -159,19 +159,6 @@ def jvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False,
     return _ret(out_tuple, outs), _ret(out_tuple, res)
 
 
-class _Stack(Op):
-    """Rows (Tensors of one shape) stacked on a new leading dim, differentiably."""
-
-    def forward(self, *rows):
-        be = self.be
-        self.n = len(rows)
-        return be.stack(list(rows), 0)
-
-    def backward(self, g):
-        be = self.be
-        return tuple(be.getitem(g, i) for i in range(self.n))
-
-
 def _jacobian_rows(out: Tensor, ins: tuple, create_graph: bool, strict: bool,
                    i: int) -> list[Tensor]:
     """d out / d ins[j] for every j, each of shape ``out.shape + ins[j].shape``."""
@@ -199,7 +186,7 @@ def _jacobian_rows(out: Tensor, ins: tuple, create_graph: bool, strict: bool,
             res.append(_make(be.zeros(tuple(out.shape) + tuple(t.shape), t.dtype), be, False,
                              None))
         else:
-            res.append(_Stack.apply(*rows[j]).reshape(tuple(out.shape) + tuple(t.shape)))
+            res.append(Stack.apply(*rows[j]).reshape(tuple(out.shape) + tuple(t.shape)))
     return res
 
 

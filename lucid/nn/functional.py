@@ -61,6 +61,7 @@ from ..ops.embedding_bag import embedding_bag
 from ..ops.grid_sample import affine_grid, grid_sample
 from ..ops.gumbel import gumbel_softmax
 from ..ops.interpolate import interpolate, upsample, upsample_bilinear, upsample_nearest
+from ..ops.linear_cross_entropy import linear_cross_entropy
 from ..ops.loss import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
@@ -154,6 +155,7 @@ __all__ = [
     "fractional_max_pool2d", "fractional_max_pool2d_with_indices", "fractional_max_pool3d",
     "fractional_max_pool3d_with_indices", "multi_head_attention_forward",
     "native_channel_shuffle", "pdist", "upsample", "upsample_bilinear", "upsample_nearest",
+    "linear_cross_entropy",
 ]
 
 

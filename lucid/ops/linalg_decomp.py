@@ -284,21 +284,21 @@ class Cholesky(Op):
         return dev(self.be, 0.5 * (gA + mT(gA)), L.dtype)
 
 
-def cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
-    """The Cholesky factor ``L`` (lower triangular, ``A = L L^T``) of a symmetric
-    positive-definite matrix; ``upper=True`` gives ``L^T``. Reads the lower triangle of A.
+def cholesky(input: Tensor, *, upper: bool = False) -> Tensor:
+    """The Cholesky factor ``L`` (lower triangular, ``input = L L^T``) of a symmetric
+    positive-definite matrix; ``upper=True`` gives ``L^T``. Reads the lower triangle of ``input``.
 
-    Raises ``lucid.linalg.LinAlgError`` when A is not positive-definite.
+    Raises ``lucid.linalg.LinAlgError`` when ``input`` is not positive-definite.
 
     Example::
 
         L = lucid.linalg.cholesky(A @ A.mT + lucid.eye(3))
     """
-    check_matrix(A, "linalg.cholesky", square=True)
-    return Cholesky.apply(A, upper)
+    check_matrix(input, "linalg.cholesky", square=True)
+    return Cholesky.apply(input, upper)
 
 
-def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False) -> Any:
+def cholesky_ex(input: Tensor, *, upper: bool = False, check_errors: bool = False) -> Any:
     """``(L, info)``: ``info`` (int32, one per matrix) is 0 where the factorization succeeded
     and the order of the failing leading minor elsewhere (those ``L`` are not meaningful);
     no error unless ``check_errors``.
@@ -307,17 +307,17 @@ def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False) -
 
         L, info = lucid.linalg.cholesky_ex(A)
     """
-    check_matrix(A, "linalg.cholesky", square=True)
-    a = host(A._be, A._data)
+    check_matrix(input, "linalg.cholesky", square=True)
+    a = host(input._be, input._data)
     infos = batch_infos(a, cholesky_info)
     if infos.any():
         if check_errors:
-            return linalg_cholesky_ex(cholesky(A, upper=upper), None)
+            return linalg_cholesky_ex(cholesky(input, upper=upper), None)
         _, safe = _eye_where_failed(a, infos)
-        L = Cholesky.apply(_like(A, safe), upper)
+        L = Cholesky.apply(_like(input, safe), upper)
     else:
-        L = Cholesky.apply(A, upper)
-    return linalg_cholesky_ex(L, _like(A, infos))
+        L = Cholesky.apply(input, upper)
+    return linalg_cholesky_ex(L, _like(input, infos))
 
 
 # ---- QR ----------------------------------------------------------------------------------------
@@ -421,27 +421,37 @@ class SVD(Packed):
         return gA
 
 
-def svd(A: Tensor, full_matrices: bool = True) -> Any:
+def _check_driver(driver: str | None) -> None:
+    if driver is not None:
+        raise RuntimeError("torch.linalg.svd: keyword argument `driver=` is only supported on "
+                           "CUDA inputs with cuSOLVER backend.")
+
+
+def svd(A: Tensor, full_matrices: bool = True, *, driver: str | None = None) -> Any:
     """``(U, S, Vh)`` with ``A = U diag(S) Vh``, singular values S in descending order.
     ``full_matrices=False`` gives the reduced factors (U m x k, Vh k x n). Gradients are
-    defined for distinct singular values.
+    defined for distinct singular values. ``driver`` picks a cuSOLVER routine in PyTorch and,
+    as there on CPU, must be None here.
 
     Example::
 
         U, S, Vh = lucid.linalg.svd(A, full_matrices=False)
     """
+    _check_driver(driver)
     check_matrix(A, "linalg.svd")
     U, S, Vh = apply_packed(SVD, A, full_matrices, "usv")
     return linalg_svd(U, S, Vh)
 
 
-def svdvals(A: Tensor) -> Tensor:
-    """The singular values of A, in descending order.
+def svdvals(A: Tensor, *, driver: str | None = None) -> Tensor:
+    """The singular values of A, in descending order. ``driver`` must be None, as in
+    PyTorch on CPU.
 
     Example::
 
         lucid.linalg.svdvals(lucid.eye(3) * 2)     # tensor([2., 2., 2.])
     """
+    _check_driver(driver)
     check_matrix(A, "linalg.svdvals")
     (S,) = apply_packed(SVD, A, False, "s")
     return S
@@ -473,7 +483,7 @@ def _uplo(UPLO: str) -> str:
     return UPLO
 
 
-def eigh(A: Tensor, UPLO: str = "L") -> Any:
+def eigh(input: Tensor, UPLO: str = "L") -> Any:
     """``(eigenvalues, eigenvectors)`` of a symmetric matrix, eigenvalues ascending; reads
     the ``UPLO`` triangle ("L" or "U"). Gradients are defined for distinct eigenvalues.
 
@@ -482,12 +492,12 @@ def eigh(A: Tensor, UPLO: str = "L") -> Any:
         L, V = lucid.linalg.eigh(A + A.mT)
     """
     _uplo(UPLO)
-    check_matrix(A, "linalg.eigh", square=True)
-    w, v = apply_packed(Eigh, A, UPLO)
+    check_matrix(input, "linalg.eigh", square=True)
+    w, v = apply_packed(Eigh, input, UPLO)
     return linalg_eigh(w, v)
 
 
-def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
+def eigvalsh(input: Tensor, UPLO: str = "L") -> Tensor:
     """The eigenvalues of a symmetric matrix, ascending.
 
     Example::
@@ -495,5 +505,5 @@ def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
         lucid.linalg.eigvalsh(lucid.eye(2))     # tensor([1., 1.])
     """
     _uplo(UPLO)
-    check_matrix(A, "linalg.eigvalsh", square=True)
-    return apply_packed(Eigh, A, UPLO)[0]
+    check_matrix(input, "linalg.eigvalsh", square=True)
+    return apply_packed(Eigh, input, UPLO)[0]

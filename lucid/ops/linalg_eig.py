@@ -90,8 +90,8 @@ def _check(A: Tensor, name: str) -> None:
                            f"{A.shape[-2]} by {A.shape[-1]} matrices")
 
 
-def eig(A: Tensor) -> Any:
-    """``(eigenvalues, eigenvectors)`` of a square matrix (or batch), both complex: ``A V =
+def eig(input: Tensor) -> Any:
+    """``(eigenvalues, eigenvectors)`` of a square matrix (or batch), both complex: ``input V =
     V diag(L)``, each eigenvector of unit norm. Raises for an input with infs or NaNs.
     Differentiable for distinct eigenvalues, when the loss does not depend on the phase of
     the eigenvectors.
@@ -100,11 +100,11 @@ def eig(A: Tensor) -> Any:
 
         L, V = lucid.linalg.eig(lucid.tensor([[0.0, -1.0], [1.0, 0.0]]))   # L = [i, -i]
     """
-    L, V = _eig(A, "linalg.eig", True)
+    L, V = _eig(input, "linalg.eig", True)
     return linalg_eig(L, V)
 
 
-def eigvals(A: Tensor) -> Tensor:
+def eigvals(input: Tensor) -> Tensor:
     """The (complex) eigenvalues of a square matrix (or batch), in LAPACK's order; NaN for
     a matrix with infs or NaNs when no gradient is needed.
 
@@ -112,4 +112,4 @@ def eigvals(A: Tensor) -> Tensor:
 
         lucid.linalg.eigvals(lucid.tensor([[2.0, 0.0], [0.0, 3.0]]))   # tensor([2.+0.j, 3.+0.j])
     """
-    return _eig(A, "linalg.eigvals", bool(A.requires_grad))[0]
+    return _eig(input, "linalg.eigvals", bool(input.requires_grad))[0]

@@ -79,8 +79,8 @@ def _check_square(A: Tensor, name: str) -> None:
                            f"{A.shape[-2]} by {A.shape[-1]} matrices")
 
 
-def ldl_factor_ex(A: Tensor, *, hermitian: bool = False, check_errors: bool = False) -> Any:
-    """``(LD, pivots, info)`` of the LDL factorization ``A = P L D L^T P^T`` of a symmetric
+def ldl_factor_ex(input: Tensor, *, hermitian: bool = False, check_errors: bool = False) -> Any:
+    """``(LD, pivots, info)`` of the LDL factorization ``input = P L D L^T P^T`` of a symmetric
     matrix (read from its lower triangle): ``info`` (int32, one per matrix) is 0, or the
     1-based index of a zero diagonal element of ``D`` (the factorization is then complete
     but ``D`` is singular). ``hermitian`` is accepted for real inputs, where it changes
@@ -90,12 +90,12 @@ def ldl_factor_ex(A: Tensor, *, hermitian: bool = False, check_errors: bool = Fa
 
         LD, pivots, info = lucid.linalg.ldl_factor_ex(A @ A.mT)
     """
-    _check_square(A, "torch.linalg.ldl_factor_ex")
-    LD = LDLFactor.apply(A)
+    _check_square(input, "torch.linalg.ldl_factor_ex")
+    LD = LDLFactor.apply(input)
     piv, info = _last.piv, _last.info  # set by this thread's forward just now
     if check_errors:
-        _raise_singular(info, A, "torch.linalg.ldl_factor_ex")
-    be = A._be
+        _raise_singular(info, input, "torch.linalg.ldl_factor_ex")
+    be = input._be
     return linalg_ldl_factor_ex(LD, wrap(be.from_numpy(piv), be), wrap(be.from_numpy(info), be))
 
 
@@ -109,7 +109,7 @@ def _raise_singular(info: np.ndarray, A: Tensor, name: str) -> None:
                           f"D[{d},{d}] is zero.")
 
 
-def ldl_factor(A: Tensor, *, hermitian: bool = False) -> Any:
+def ldl_factor(input: Tensor, *, hermitian: bool = False) -> Any:
     """``(LD, pivots)`` of the LDL factorization of ``ldl_factor_ex``; raises
     ``lucid.linalg.LinAlgError`` where ``D`` is singular.
 
@@ -118,8 +118,8 @@ def ldl_factor(A: Tensor, *, hermitian: bool = False) -> Any:
         LD, pivots = lucid.linalg.ldl_factor(A @ A.mT)
         X = lucid.linalg.ldl_solve(LD, pivots, B)
     """
-    LD, piv, info = ldl_factor_ex(A, hermitian=hermitian)
-    _raise_singular(np.asarray(info._be.to_numpy(info._data)), A, "torch.linalg.ldl_factor")
+    LD, piv, info = ldl_factor_ex(input, hermitian=hermitian)
+    _raise_singular(np.asarray(info._be.to_numpy(info._data)), input, "torch.linalg.ldl_factor")
     return linalg_ldl_factor(LD, piv)
 
 

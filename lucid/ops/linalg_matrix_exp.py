@@ -38,36 +38,36 @@ def _squarings(A: Tensor) -> np.ndarray:
     return np.where(np.isfinite(s) & (s > 0), s, 0).astype(np.int64)
 
 
-def matrix_exp(A: Tensor) -> Tensor:
-    """The matrix exponential ``exp(A) = sum_k A^k / k!`` of a square matrix (or batch).
+def matrix_exp(input: Tensor) -> Tensor:
+    """The matrix exponential ``exp(input) = sum_k input^k / k!`` of a square matrix (or batch).
 
     Example::
 
         lucid.linalg.matrix_exp(lucid.zeros(2, 2))                      # the identity
         lucid.linalg.matrix_exp(lucid.tensor([[0.0, 1.0], [-1.0, 0.0]]))  # a rotation by 1 rad
     """
-    if not isinstance(A, Tensor):
+    if not isinstance(input, Tensor):
         raise TypeError(f"linalg_matrix_exp(): argument 'input' (position 1) must be Tensor, "
-                        f"not {type(A).__name__}")
-    if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
-        rows = A.shape[-2] if A.ndim >= 2 else 1
+                        f"not {type(input).__name__}")
+    if input.ndim < 2 or input.shape[-1] != input.shape[-2]:
+        rows = input.shape[-2] if input.ndim >= 2 else 1
         raise RuntimeError("linalg.matrix_exp: A must be batches of square matrices, but they "
-                           f"are {rows} by {A.shape[-1] if A.ndim else 1} matrices")
-    check_float(A, "linalg.matrix_exp")
-    n = A.shape[-1]
-    if A.numel() == 0:
-        return A.clone()  # type: ignore[attr-defined]
+                           f"are {rows} by {input.shape[-1] if input.ndim else 1} matrices")
+    check_float(input, "linalg.matrix_exp")
+    n = input.shape[-1]
+    if input.numel() == 0:
+        return input.clone()  # type: ignore[attr-defined]
     if n == 1:
-        return A.exp()  # type: ignore[attr-defined]
-    s = _squarings(A)
-    be = A._be
+        return input.exp()  # type: ignore[attr-defined]
+    s = _squarings(input)
+    be = input._be
     top = int(s.max()) if s.size else 0
-    X = A
+    X = input
     if top:
-        scale = wrap(be.from_numpy(np.require((0.5 ** s)[..., None, None].astype(A.dtype.np),
+        scale = wrap(be.from_numpy(np.require((0.5 ** s)[..., None, None].astype(input.dtype.np),
                                               requirements="C")), be)
-        X = A * scale
-    eye_ = eye(n, dtype=A.dtype, device=A.device)
+        X = input * scale
+    eye_ = eye(n, dtype=input.dtype, device=input.device)
     powers = [eye_, X]
     for _ in range(2, _BLOCK + 1):
         powers.append(matmul(powers[-1], X))

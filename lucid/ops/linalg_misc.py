@@ -83,35 +83,42 @@ class Pinv(Op):
         return dev(self.be, ga, a.dtype)
 
 
-def pinv(A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = False) -> Tensor:
+def pinv(input: Tensor, rcond: Any = None, hermitian: bool = False, *, atol: Any = None,
+         rtol: Any = None) -> Tensor:
     """The Moore-Penrose pseudo-inverse; singular values below ``max(atol, rtol * s_max)``
     count as zero (default ``rtol``: eps * max(m, n)). ``hermitian=True`` assumes a symmetric
-    A and uses its eigendecomposition.
+    ``input`` and uses its eigendecomposition. ``rcond`` (a float or Tensor, PyTorch's older
+    spelling) is ``rtol`` with ``atol=0`` and cannot be combined with ``atol`` / ``rtol``.
 
     Example::
 
         lucid.linalg.pinv(lucid.tensor([[1.0, 2.0], [2.0, 4.0]]))
     """
-    if not isinstance(A, Tensor) or A.ndim < 2 or not A.dtype.is_floating_point:
-        shown = f"{_dtype.torch_name(A.dtype)}{list(A.shape)}" if isinstance(A, Tensor) \
-            else type(A).__name__
+    if rcond is not None:
+        if atol is not None or rtol is not None:
+            raise TypeError("linalg_pinv() received an invalid combination of arguments: "
+                            "rcond cannot be combined with atol or rtol")
+        atol, rtol = 0.0, rcond
+    if not isinstance(input, Tensor) or input.ndim < 2 or not input.dtype.is_floating_point:
+        shown = f"{_dtype.torch_name(input.dtype)}{list(input.shape)}" \
+            if isinstance(input, Tensor) else type(input).__name__
         raise RuntimeError(f"linalg.pinv({shown.replace('[', '{[').replace(']', ']}')}): "
                            "expected a tensor with 2 or more dimensions of float, double, "
                            "cfloat or cdouble types")
-    check_float(A, "linalg.pinv")
-    return Pinv.apply(A, _tol(atol, A._be), _tol(rtol, A._be), hermitian)
+    check_float(input, "linalg.pinv")
+    return Pinv.apply(input, _tol(atol, input._be), _tol(rtol, input._be), hermitian)
 
 
 _DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
 
 
-def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | None = None
+def lstsq(input: Tensor, b: Tensor, rcond: float | None = None, *, driver: str | None = None
           ) -> Any:
-    """The least-squares solution of ``A X = B``: a named tuple ``(solution, residuals,
+    """The least-squares solution of ``input X = b``: a named tuple ``(solution, residuals,
     rank, singular_values)`` as ``torch.linalg.lstsq`` on CPU (default driver ``"gelsy"``).
-    ``residuals`` (squared residual norms) is filled for tall full-rank A with a driver other
-    than ``"gelsy"``; ``singular_values`` for ``"gelsd"`` and ``"gelss"``. Differentiable
-    through ``solution``.
+    ``residuals`` (squared residual norms) is filled for tall full-rank ``input`` with a
+    driver other than ``"gelsy"``; ``singular_values`` for ``"gelsd"`` and ``"gelss"``.
+    Differentiable through ``solution``.
 
     Example::
 
@@ -122,33 +129,34 @@ def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | Non
     if driver not in _DRIVERS:
         raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of "
                            "(gels, gelsy, gelsd, gelss)")
-    check_matrix(A, "torch.linalg.lstsq")
-    check_float(B, "torch.linalg.lstsq")
-    if A.dtype is not B.dtype:
+    check_matrix(input, "torch.linalg.lstsq")
+    check_float(b, "torch.linalg.lstsq")
+    if input.dtype is not b.dtype:
         raise RuntimeError("torch.linalg.lstsq: Expected input and other to have the same "
-                           f"dtype, but got input's dtype {_dtype.torch_name(A.dtype)} and "
-                           f"other's dtype {_dtype.torch_name(B.dtype)}")
-    vector = B.ndim == A.ndim - 1
-    if vector and B.shape[-1] != A.shape[-2]:
+                           f"dtype, but got input's dtype {_dtype.torch_name(input.dtype)} and "
+                           f"other's dtype {_dtype.torch_name(b.dtype)}")
+    vector = b.ndim == input.ndim - 1
+    if vector and b.shape[-1] != input.shape[-2]:
         raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-1)")
-    Bm = B.unsqueeze(-1) if vector else B  # type: ignore[attr-defined]
-    if not vector and Bm.shape[-2] != A.shape[-2]:
+    Bm = b.unsqueeze(-1) if vector else b  # type: ignore[attr-defined]
+    if not vector and Bm.shape[-2] != input.shape[-2]:
         raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
-    m, n = A.shape[-2], A.shape[-1]
-    eps = np.finfo(A.dtype.np).eps
+    m, n = input.shape[-2], input.shape[-1]
+    eps = np.finfo(input.dtype.np).eps
     rt = rcond if rcond is not None and rcond > 0 else eps * max(m, n)
-    X = matmul(pinv(A, rtol=rt), Bm)
-    a = host(A._be, A._data)
+    X = matmul(pinv(input, rtol=rt), Bm)
+    a = host(input._be, input._data)
     s = np.linalg.svd(a, compute_uv=False)
     cut = _cutoff(s, a.shape, a.dtype, None, rt)
     ranks = (s > cut[..., None]).sum(-1).astype(np.int64)
-    empty = zeros(0, dtype=A.dtype, device=A.device)
-    rank = wrap(A._be.from_numpy(np.array(ranks)), A._be) if driver != "gels" else \
-        zeros(0, dtype=_dtype.int64, device=A.device)
-    sv = wrap(A._be.from_numpy(np.array(s)), A._be) if driver in ("gelsd", "gelss") else empty
+    empty = zeros(0, dtype=input.dtype, device=input.device)
+    rank = wrap(input._be.from_numpy(np.array(ranks)), input._be) if driver != "gels" else \
+        zeros(0, dtype=_dtype.int64, device=input.device)
+    sv = wrap(input._be.from_numpy(np.array(s)), input._be) if driver in ("gelsd", "gelss") \
+        else empty
     residuals = empty
     if m > n and driver != "gelsy" and bool(np.all(ranks == n)):
-        r = matmul(A, X) - Bm
+        r = matmul(input, X) - Bm
         residuals = _sum(r * r, -2)
         if vector:
             residuals = residuals.squeeze(-1)  # type: ignore[attr-defined]
@@ -156,45 +164,52 @@ def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | Non
                         rank, sv)
 
 
-def matrix_rank(A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = False
-                ) -> Tensor:
+def matrix_rank(input: Tensor, tol: Any = None, hermitian: bool = False, *, atol: Any = None,
+                rtol: Any = None) -> Tensor:
     """The number of singular values above ``max(atol, rtol * s_max)`` (default ``rtol``:
-    eps * max(m, n)), as int64, one per matrix.
+    eps * max(m, n)), as int64, one per matrix. ``tol`` (a float or Tensor, PyTorch's older
+    spelling) is ``atol`` with ``rtol=0`` and cannot be combined with ``atol`` / ``rtol``.
 
     Example::
 
         lucid.linalg.matrix_rank(lucid.ones(3, 3))      # tensor(1)
     """
-    check_matrix(A, "linalg.matrix_rank")
-    a = host(A._be, A._data)
+    if tol is not None:
+        if atol is not None or rtol is not None:
+            raise TypeError("linalg_matrix_rank() received an invalid combination of "
+                            "arguments: tol cannot be combined with atol or rtol")
+        atol, rtol = tol, 0.0
+    check_matrix(input, "linalg.matrix_rank")
+    a = host(input._be, input._data)
     s = np.abs(np.linalg.eigvalsh(a)) if hermitian else np.linalg.svd(a, compute_uv=False)
-    cut = _cutoff(s, a.shape, a.dtype, _tol(atol, A._be), _tol(rtol, A._be))
+    cut = _cutoff(s, a.shape, a.dtype, _tol(atol, input._be), _tol(rtol, input._be))
     ranks = (s > cut[..., None]).sum(-1).astype(np.int64)
-    return wrap(A._be.from_numpy(np.array(ranks)), A._be)
+    return wrap(input._be.from_numpy(np.array(ranks)), input._be)
 
 
-def matrix_power(A: Tensor, n: int) -> Tensor:
-    """``A`` multiplied by itself ``n`` times (the identity for 0; powers of the inverse for
-    negative ``n``), batched.
+def matrix_power(input: Tensor, n: int) -> Tensor:
+    """``input`` multiplied by itself ``n`` times (the identity for 0; powers of the inverse
+    for negative ``n``), batched.
 
     Example::
 
         lucid.linalg.matrix_power(A, 3)      # A @ A @ A
     """
-    if A.ndim < 2:
+    if input.ndim < 2:
         raise RuntimeError("linalg.matrix_power: The input tensor A must have at least 2 "
                            "dimensions.")
-    if A.shape[-1] != A.shape[-2]:
+    if input.shape[-1] != input.shape[-2]:
         raise RuntimeError("linalg.matrix_power: A must be batches of square matrices, but "
-                           f"they are {A.shape[-2]} by {A.shape[-1]} matrices")
+                           f"they are {input.shape[-2]} by {input.shape[-1]} matrices")
     if n == 0:
-        k = A.shape[-1]
-        return eye(k, dtype=A.dtype, device=A.device).expand(tuple(A.shape)).clone()  # type: ignore
+        k = input.shape[-1]
+        ident = eye(k, dtype=input.dtype, device=input.device)
+        return ident.expand(tuple(input.shape)).clone()  # type: ignore[attr-defined]
     if n < 0:
-        check_float(A, "linalg.inv")
-        A, n = inv(A), -n
+        check_float(input, "linalg.inv")
+        input, n = inv(input), -n
     result = None
-    base = A
+    base = input
     while n:
         if n & 1:
             result = base if result is None else matmul(result, base)

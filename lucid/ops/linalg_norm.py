@@ -46,10 +46,10 @@ def _mag(x: Tensor) -> Tensor:
     return x.abs() if x.dtype.is_complex else x  # type: ignore[attr-defined]
 
 
-def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False, *,
+def vector_norm(input: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False, *,
                 dtype: Any = None) -> Tensor:
-    """The vector ``ord``-norm over ``dim`` (all elements when None): ``sum(|x|^ord)^(1/ord)``,
-    ``inf`` the largest ``|x|``, ``-inf`` the smallest, ``0`` the count of nonzeros.
+    """The vector ``ord``-norm over ``dim`` (all elements when None): ``sum(|input|^ord)^(1/ord)``,
+    ``inf`` the largest ``|input|``, ``-inf`` the smallest, ``0`` the count of nonzeros.
 
     Example::
 
@@ -58,18 +58,18 @@ def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False,
     if isinstance(ord, str) or isinstance(ord, bool) or not isinstance(ord, (int, float)):
         raise TypeError("linalg_vector_norm(): argument 'ord' must be Number, not "
                         f"{type(ord).__name__}")
-    x = _mag(_cast_for(x, dtype, "linalg.vector_norm"))
-    axes = _dims(dim, x.ndim)
+    input = _mag(_cast_for(input, dtype, "linalg.vector_norm"))
+    axes = _dims(dim, input.ndim)
     if axes is None and keepdim:
-        axes = tuple(range(x.ndim))
-    return Norm.apply(x, float(ord), axes, keepdim)
+        axes = tuple(range(input.ndim))
+    return Norm.apply(input, float(ord), axes, keepdim)
 
 
 def _move_last(A: Tensor, d0: int, d1: int) -> Tensor:
     return A.movedim((d0, d1), (-2, -1))  # type: ignore[attr-defined]
 
 
-def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool = False, *,
+def matrix_norm(input: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool = False, *,
                 dtype: Any = None) -> Tensor:
     """A matrix norm over the two dims ``dim``: ``"fro"`` (Frobenius), ``"nuc"`` (sum of the
     singular values), ``2`` / ``-2`` (largest / smallest singular value), ``1`` / ``-1``
@@ -79,10 +79,10 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool 
 
         lucid.linalg.matrix_norm(lucid.eye(3), "nuc")      # tensor(3.)
     """
-    if A.ndim < 2:
+    if input.ndim < 2:
         raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 "
                            "dimensions.")
-    A = _cast_for(A, dtype, "linalg.matrix_norm")
+    input = _cast_for(input, dtype, "linalg.matrix_norm")
     if isinstance(ord, bool) or not any(
             ord == o and isinstance(ord, str) == isinstance(o, str) for o in _MATRIX_ORDS):
         shown = ord if isinstance(ord, str) else (int(ord) if isinstance(ord, (int, float))
@@ -91,29 +91,29 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool 
     dims = tuple(dim) if isinstance(dim, (list, tuple)) else (dim,)
     if len(dims) != 2:
         raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {list(dims)}")
-    d0, d1 = norm_dim(dims[0], A.ndim), norm_dim(dims[1], A.ndim)
+    d0, d1 = norm_dim(dims[0], input.ndim), norm_dim(dims[1], input.ndim)
     if d0 == d1:
         raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({dims[0]}, "
                            f"{dims[1]})")
     if ord == "fro":
-        return Norm.apply(_mag(A), 2.0, tuple(sorted((d0, d1))), keepdim)
+        return Norm.apply(_mag(input), 2.0, tuple(sorted((d0, d1))), keepdim)
     if ord in ("nuc", 2, -2):
-        s = svdvals(_move_last(A, d0, d1))
+        s = svdvals(_move_last(input, d0, d1))
         out = _sum(s, -1) if ord == "nuc" else amax(s, -1) if ord == 2 else amin(s, -1)
         if keepdim:
             for d in sorted((d0, d1)):
                 out = out.unsqueeze(d)  # type: ignore[attr-defined]
         return out
     sum_dim, max_dim = (d0, d1) if abs(ord) == 1 else (d1, d0)
-    sums = _sum(A.abs(), sum_dim, keepdim=True)  # type: ignore[attr-defined]
+    sums = _sum(input.abs(), sum_dim, keepdim=True)  # type: ignore[attr-defined]
     out = amax(sums, max_dim, keepdim=True) if ord > 0 else amin(sums, max_dim, keepdim=True)
     return out if keepdim else out.squeeze((d0, d1))  # type: ignore[attr-defined]
 
 
-def norm(A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *,
+def norm(input: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *,
          dtype: Any = None) -> Tensor:
     """A vector or matrix norm: a matrix norm when ``ord`` is a string or ``dim`` has two
-    dims (or ``dim`` is None, ``ord`` given and A is 2-D); a vector norm otherwise. With
+    dims (or ``dim`` is None, ``ord`` given and input is 2-D); a vector norm otherwise. With
     neither ``ord`` nor ``dim``, the 2-norm of all elements.
 
     Example::
@@ -124,16 +124,16 @@ def norm(A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *,
     if dim is not None:
         dims = (dim,) if isinstance(dim, int) else tuple(dim)
         if len(dims) == 1:
-            return vector_norm(A, 2 if ord is None else ord, dims, keepdim, dtype=dtype)
+            return vector_norm(input, 2 if ord is None else ord, dims, keepdim, dtype=dtype)
         if len(dims) == 2:
-            return matrix_norm(A, "fro" if ord is None else ord, dims, keepdim, dtype=dtype)
+            return matrix_norm(input, "fro" if ord is None else ord, dims, keepdim, dtype=dtype)
         raise RuntimeError("linalg.norm: If dim is specified, it must be of length 1 or 2. "
                            f"Got {list(dims)}")
     if ord is None:
-        return vector_norm(A, 2, None, keepdim, dtype=dtype)
-    if A.ndim not in (1, 2):
+        return vector_norm(input, 2, None, keepdim, dtype=dtype)
+    if input.ndim not in (1, 2):
         raise RuntimeError("linalg.norm: If dim is not specified but ord is, the input must "
-                           f"be 1D or 2D. Got {A.ndim}D.")
-    if A.ndim == 1:
-        return vector_norm(A, ord, None, keepdim, dtype=dtype)
-    return matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype)
+                           f"be 1D or 2D. Got {input.ndim}D.")
+    if input.ndim == 1:
+        return vector_norm(input, ord, None, keepdim, dtype=dtype)
+    return matrix_norm(input, ord, (-2, -1), keepdim, dtype=dtype)

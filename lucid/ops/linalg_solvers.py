@@ -59,9 +59,9 @@ def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = Fa
     return linalg_solve_ex(where(mask, math.nan, out), info)
 
 
-def tensorinv(A: Tensor, ind: int = 2) -> Tensor:
-    """The inverse of ``A`` for ``tensordot(A, ., ind)``: with ``A`` of shape ``s[:ind] +
-    s[ind:]`` (both parts of equal size), the result has shape ``s[ind:] + s[:ind]``.
+def tensorinv(input: Tensor, ind: int = 2) -> Tensor:
+    """The inverse of ``input`` for ``tensordot(input, ., ind)``: with ``input`` of shape
+    ``s[:ind] + s[ind:]`` (both parts of equal size), the result has shape ``s[ind:] + s[:ind]``.
 
     Example::
 
@@ -70,13 +70,13 @@ def tensorinv(A: Tensor, ind: int = 2) -> Tensor:
     """
     if ind <= 0:
         raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
-    shape = tuple(A.shape)
+    shape = tuple(input.shape)
     head, tail = shape[:ind], shape[ind:]
     p_head, p_tail = math.prod(head), math.prod(tail)
     if p_head != p_tail:
         raise RuntimeError("Expected self to satisfy the requirement prod(self.shape[ind:]) == "
                            f"prod(self.shape[:ind]), but got {p_tail} != {p_head}")
-    M = A.reshape(p_tail, p_tail)  # type: ignore[attr-defined]
+    M = input.reshape(p_tail, p_tail)  # type: ignore[attr-defined]
     try:
         out = inv(M)
     except LinAlgError as e:
@@ -84,26 +84,26 @@ def tensorinv(A: Tensor, ind: int = 2) -> Tensor:
     return out.reshape(*tail, *head)  # type: ignore[attr-defined]
 
 
-def tensorsolve(A: Tensor, B: Tensor, dims: Any = None) -> Tensor:
-    """The ``X`` with ``tensordot(A, X, X.ndim) == B``; ``dims`` first moves those dims of
-    ``A`` to its end. ``X`` has shape ``A.shape[B.ndim:]``.
+def tensorsolve(input: Tensor, other: Tensor, dims: Any = None) -> Tensor:
+    """The ``X`` with ``tensordot(input, X, X.ndim) == other``; ``dims`` first moves those dims of
+    ``input`` to its end. ``X`` has shape ``input.shape[other.ndim:]``.
 
     Example::
 
         A = lucid.eye(6).reshape(6, 2, 3)
         X = lucid.linalg.tensorsolve(A, lucid.ones(6))     # X.shape == (2, 3)
     """
-    A_ = A
+    A_ = input
     if dims is not None:
         dims = tuple(dims)
-        dest = tuple(range(A.ndim - len(dims), A.ndim))
-        A_ = A.movedim(dims, dest)  # type: ignore[attr-defined]
-    result_shape = tuple(A_.shape[B.ndim:])
-    rp, bp = math.prod(result_shape), math.prod(tuple(B.shape))
+        dest = tuple(range(input.ndim - len(dims), input.ndim))
+        A_ = input.movedim(dims, dest)  # type: ignore[attr-defined]
+    result_shape = tuple(A_.shape[other.ndim:])
+    rp, bp = math.prod(result_shape), math.prod(tuple(other.shape))
     if rp != bp:
         raise RuntimeError("Expected self to satisfy the requirement prod(self.shape[other.ndim:])"
                            f" == prod(self.shape[:other.ndim]), but got {rp} != {bp}")
-    X = solve(A_.reshape(rp, rp), B.reshape(-1))  # type: ignore[attr-defined]
+    X = solve(A_.reshape(rp, rp), other.reshape(-1))  # type: ignore[attr-defined]
     return X.reshape(result_shape)  # type: ignore[attr-defined]
 
 
@@ -117,10 +117,10 @@ def _square(A: Tensor, p: Any) -> None:
                            f"matrices, but they are {A.shape[-2]} by {A.shape[-1]} matrices")
 
 
-def cond(A: Tensor, p: Any = None) -> Tensor:
+def cond(input: Tensor, p: Any = None) -> Tensor:
     """The condition number of a matrix (or batch) in the norm ``p``: ``None`` / ``2`` (the
     ratio of the largest to the smallest singular value), ``-2`` (its inverse), ``1``,
-    ``-1``, ``inf``, ``-inf``, ``"fro"`` or ``"nuc"`` (``norm(A, p) * norm(inv(A), p)``,
+    ``-1``, ``inf``, ``-inf``, ``"fro"`` or ``"nuc"`` (``norm(input, p) * norm(inv(input), p)``,
     square matrices only; ``inf`` for a singular one, except ``"nuc"``, which raises).
     Empty matrices give 0.
 
@@ -128,29 +128,29 @@ def cond(A: Tensor, p: Any = None) -> Tensor:
 
         lucid.linalg.cond(lucid.tensor([[1.0, 0.0], [0.0, 4.0]]))   # tensor(4.)
     """
-    check_float(A, "linalg.cond")
-    if A.ndim < 2:
+    check_float(input, "linalg.cond")
+    if input.ndim < 2:
         raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
     if isinstance(p, str):
         if p not in ("fro", "nuc"):
             raise RuntimeError(f"linalg.cond got an invalid norm type: {p}")
-        _square(A, p)
+        _square(input, p)
     elif p is not None:
         if isinstance(p, bool) or not isinstance(p, (int, float)) \
                 or abs(p) not in (1.0, 2.0, math.inf):
             raise RuntimeError(f"linalg.cond got an invalid norm type: {float(p)}")
-    real = A.dtype.to_real() if A.dtype.is_complex else A.dtype
-    if A.numel() == 0:
-        return zeros(*A.shape[:-2], dtype=real, device=A.device)
+    real = input.dtype.to_real() if input.dtype.is_complex else input.dtype
+    if input.numel() == 0:
+        return zeros(*input.shape[:-2], dtype=real, device=input.device)
     if p is None or p in (2, -2):
-        s = svdvals(A)
+        s = svdvals(input)
         big, small = s[..., 0], s[..., -1]  # type: ignore[index]
         return small / big if p == -2 else big / small
-    _square(A, p)
+    _square(input, p)
     if p == "nuc":
-        return matrix_norm(A, p) * matrix_norm(inv(A), p)
-    inverse, info = inv_ex(A)
+        return matrix_norm(input, p) * matrix_norm(inv(input), p)
+    inverse, info = inv_ex(input)
     bad = (info > 0).unsqueeze(-1).unsqueeze(-1)  # type: ignore[attr-defined]
     inverse = inverse.masked_fill(bad, math.inf)  # type: ignore[attr-defined]
-    result = matrix_norm(A, p) * matrix_norm(inverse, p)
+    result = matrix_norm(input, p) * matrix_norm(inverse, p)
     return result.nan_to_num(math.inf, math.inf, -math.inf)  # type: ignore[attr-defined]

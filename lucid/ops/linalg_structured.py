@@ -49,21 +49,21 @@ def _householder_checks(A: Tensor, tau: Tensor) -> None:
     check_float(A, _HP)
 
 
-def householder_product(A: Tensor, tau: Tensor) -> Tensor:
+def householder_product(input: Tensor, tau: Tensor) -> Tensor:
     """The first ``n`` columns of ``H_1 H_2 ... H_k`` with ``H_i = I - tau_i v_i v_i^T``,
-    where ``v_i`` is column ``i`` of ``A`` (m x n, m >= n) below the diagonal, with a 1 on it
-    and zeros above; ``tau`` has ``k <= n`` entries per matrix. With ``(A, tau)`` from
+    where ``v_i`` is column ``i`` of ``input`` (m x n, m >= n) below the diagonal, with a 1 on it
+    and zeros above; ``tau`` has ``k <= n`` entries per matrix. With ``(input, tau)`` from
     ``geqrf`` this is the ``Q`` of the QR factorization.
 
     Example::
 
         Q = lucid.linalg.householder_product(A, tau)     # A: (*, m, n), tau: (*, k)
     """
-    _householder_checks(A, tau)
-    m, n = A.shape[-2], A.shape[-1]
-    ident = eye(m, n, dtype=A.dtype, device=A.device)
-    V = tril(A, -1) + ident
-    Q = ident.expand(*A.shape[:-2], m, n)  # type: ignore[attr-defined]
+    _householder_checks(input, tau)
+    m, n = input.shape[-2], input.shape[-1]
+    ident = eye(m, n, dtype=input.dtype, device=input.device)
+    V = tril(input, -1) + ident
+    Q = ident.expand(*input.shape[:-2], m, n)  # type: ignore[attr-defined]
     for i in range(tau.shape[-1] - 1, -1, -1):
         v = V[..., :, i:i + 1]  # type: ignore[index]
         t = tau[..., i:i + 1].unsqueeze(-1)  # type: ignore[index]

@@ -94,6 +94,8 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     """
     if input.__class__ is not Tensor and hasattr(input, "_sparse_matmul"):
         return input._sparse_matmul(other)  # a sparse COO left operand (ops/sparse_coo.py)
+    if other.__class__ is not Tensor and hasattr(other, "_sparse_rmatmul"):
+        return other._sparse_rmatmul(input)  # a sparse COO right operand
     if _ac.state.on:
         input, other = _ac.cast("matmul", input, other)
     return _matmul(input, other)

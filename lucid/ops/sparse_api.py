@@ -1,5 +1,6 @@
 """Building sparse COO tensors and the ``lucid.sparse`` functions over them:
-``sparse_coo_tensor``, ``Tensor.to_sparse``, ``sparse.mm`` / ``spmm`` / ``sparse.addmm``,
+``sparse_coo_tensor``, ``Tensor.to_sparse``, ``sparse.mm`` / ``spmm`` / ``sparse.addmm`` (a
+sparse operand on either side; sparse @ sparse gives a sparse result),
 ``sparse.sum`` and ``sparse.softmax``. The tensor class and its kernels: sparse_coo.py."""
 
 from __future__ import annotations
@@ -17,8 +18,10 @@ from .creation import tensor
 from .index import index_select
 from .index_update import index_add
 from .matmul import mm as dense_mm
-from .sparse_coo import SparseCooTensor, coalesce, make_sparse, sparse_mm, sparse_sum
+from .shape import expand
+from .sparse_coo import SparseCooTensor, coalesce, make_sparse, sparse_sum
 from .sparse_ops import host, index_tensor, sparse_coo, strided
+from .sparse_products import dense_sparse_mm
 
 __all__ = ["sparse_coo_tensor", "to_sparse", "to_sparse_coo", "dense_layout", "mm", "spmm",
            "addmm", "sum", "softmax", "log_softmax", "FloatTensor", "DoubleTensor", "LongTensor"]
@@ -162,41 +165,61 @@ def _check_sparse(x: Any, name: str) -> SparseCooTensor:
     return x
 
 
-def mm(mat1: SparseCooTensor, mat2: Tensor, reduce: str = "sum") -> Tensor:
-    """Sparse (n, m) @ dense (m, k) -> dense (n, k), without densifying ``mat1``: a gather of
-    ``mat2``'s rows and a scatter-add over the nonzeros, O(nnz * k). Gradients reach ``mat2``
-    and ``mat1``'s values (on its pattern).
+def mm(mat1: Tensor, mat2: Tensor, reduce: str = "sum") -> Tensor:
+    """Matrix product with a sparse operand, without densifying it: sparse (n, m) @ dense
+    (m, k) and dense (n, m) @ sparse (m, k) give a dense (n, k) (a gather and a scatter-add
+    over the nonzeros, O(nnz * k)); sparse @ sparse gives a coalesced sparse matrix. Gradients
+    reach the dense operands and the sparse operands' values (a sparse leaf's on its pattern).
 
     Example::
 
         out = lucid.sparse.mm(adj, features)     # adj: (N, N) sparse, features: (N, F)
+        a2 = lucid.sparse.mm(adj, adj)           # sparse (N, N): two-hop weights
     """
     if reduce != "sum":
         raise NotImplementedError(f"sparse.mm: reduce='{reduce}' is not supported (only 'sum')")
-    if not isinstance(mat1, SparseCooTensor):
-        return dense_mm(mat1, mat2)
-    if not isinstance(mat2, Tensor) or mat2.ndim != 2:
-        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got "
-                         "1)")
-    return sparse_mm(mat1, mat2)
+    if isinstance(mat1, SparseCooTensor):
+        return mat1.mm(mat2)
+    if isinstance(mat2, SparseCooTensor):
+        if isinstance(mat1, Tensor) and mat1.ndim != 2:
+            raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but "
+                             "got -2)")
+        return dense_sparse_mm(mat1, mat2)
+    return dense_mm(mat1, mat2)
 
 
-def spmm(input: SparseCooTensor, mat2: Tensor) -> Tensor:
-    """``lucid.sparse.mm(input, mat2)``: sparse @ dense."""
+def spmm(input: Tensor, mat2: Tensor) -> Tensor:
+    """``lucid.sparse.mm(input, mat2)``."""
     return mm(input, mat2)
 
 
-def addmm(mat: Tensor, mat1: SparseCooTensor, mat2: Tensor, *, beta: Any = 1.0,
+def _layout_name(x: Any) -> str:
+    return "Sparse" if isinstance(x, SparseCooTensor) else "Strided"
+
+
+def addmm(mat: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1.0,
           alpha: Any = 1.0) -> Tensor:
-    """``beta * mat + alpha * (mat1 @ mat2)`` for a sparse ``mat1`` and dense ``mat``, ``mat2``.
+    """``beta * mat + alpha * (mat1 @ mat2)`` for a sparse ``mat1`` and dense ``mat``, ``mat2``
+    (``mat`` broadcasts to the product's shape; with ``beta=0`` it is ignored, NaNs included).
+    Dense ``mat1`` and ``mat2`` give a plain dense ``addmm``.
 
     Example::
 
         lucid.sparse.addmm(bias, adj, x, beta=0.5, alpha=2.0)
     """
+    if isinstance(mat, SparseCooTensor):
+        raise RuntimeError("addmm_sparse_dense: expected strided result tensor, got tensor "
+                           "with layout Sparse")
+    if isinstance(mat2, SparseCooTensor):
+        raise RuntimeError(f"addmm_sparse_dense: expected either 'mat1' to have sparse layout "
+                           f"and 'mat2' to have strided layout, got 'mat1' with layout "
+                           f"{_layout_name(mat1)} and 'mat2' with layout Sparse")
     prod = mm(mat1, mat2)
     if alpha != 1:
         prod = prod * alpha
+    if beta == 0:
+        return prod
+    mat = expand(mat, *prod.shape)
     return prod + (mat if beta == 1 else mat * beta)
 
 

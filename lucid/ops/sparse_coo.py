@@ -1,13 +1,16 @@
 """Sparse COO tensors: ``SparseCooTensor`` (an int64 ``indices`` tensor of shape
 ``(sparse_dim, nnz)`` plus a ``values`` tensor of shape ``(nnz, *dense_shape)``), coalescing,
-``to_dense`` and the sparse @ dense product (their Ops, which never densify: sparse_ops.py).
+``to_dense`` and the matrix products with a sparse operand on either side (sparse_products.py;
+their Ops, which never densify: sparse_ops.py).
 
 ``SparseCooTensor`` subclasses ``Tensor`` so that ``isinstance(s, lucid.Tensor)`` is True, as
 for PyTorch's sparse tensors. It holds no dense array: a dense op that reaches its storage
 raises ``NotImplementedError`` naming the sparse backend (PyTorch raises the same type for ops
 that have no sparse kernel); call ``to_dense()`` first. Gradients flow through ``values``: the
 gradient of a sparse leaf is a sparse tensor on the leaf's own pattern (``torch.sparse.mm``'s
-rule; ``lucid.mm`` and ``@`` follow it too).
+rule for sparse @ dense; lucid follows it for ``lucid.mm``, ``@`` and sparse @ sparse too, where
+PyTorch gives a leaf the unmasked product gradient: equal on the leaf's pattern). The gradients
+of a ``values`` tensor that requires grad are PyTorch's in every case.
 """
 
 from __future__ import annotations
@@ -19,16 +22,22 @@ import numpy as np
 
 from .. import _dtype
 from .._dims import norm_dim
-from .._dtype import torch_name
 from .._repr import _add_suffixes
 from .._tensor import Size, Tensor, _make
 from . import device as _dev
 from .index import index_select
 from .index_update import index_add
 from .movement import cat
-from .sparse_ops import SparseMm, ToDense, body_str, host, index_tensor, sparse_coo
+from .sparse_ops import ToDense, body_str, host, index_tensor, sparse_coo
+from .sparse_products import (
+    dense_matmul_sparse,
+    sparse_matmul_dense,
+    sparse_mm,
+    spgemm_parts,
+)
 
-__all__ = ["SparseCooTensor", "coalesce", "to_dense", "sparse_mm", "sparse_sum", "make_sparse"]
+__all__ = ["SparseCooTensor", "coalesce", "to_dense", "sparse_mm", "sparse_sparse_mm",
+           "sparse_sum", "make_sparse"]
 
 
 def make_sparse(indices: Tensor, values: Tensor, size: tuple[int, ...],
@@ -50,8 +59,8 @@ def _not_supported(self: Any) -> Any:
     raise NotImplementedError(
         f"Could not run this operation with arguments from the "
         f"'Sparse{self._be.name.upper()}' backend: lucid's sparse COO tensors support "
-        f"to_dense(), coalesce(), t(), +, scalar *, sum and sparse @ dense; call .to_dense() "
-        f"first for other operations")
+        f"to_dense(), coalesce(), t(), +, scalar *, sum and matrix products; call "
+        f".to_dense() first for other operations")
 
 
 class SparseCooTensor(Tensor):
@@ -333,20 +342,29 @@ class SparseCooTensor(Tensor):
     __sub__ = sub
 
     def mm(self, mat2: Tensor) -> Tensor:
-        """Sparse (n, m) @ dense (m, k) -> dense (n, k)."""
-        if mat2.ndim != 2:
+        """Sparse (n, m) @ dense (m, k) -> dense (n, k); sparse @ sparse -> sparse."""
+        if isinstance(mat2, SparseCooTensor):
+            return sparse_sparse_mm(self, mat2)
+        if isinstance(mat2, Tensor) and mat2.ndim != 2:
             raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but "
                              "got 1)")
         return sparse_mm(self, mat2)
 
     def matmul(self, other: Tensor) -> Tensor:
-        """Sparse 2-D @ dense 2-D (or 1-D: a matrix-vector product)."""
-        if isinstance(other, Tensor) and other.ndim == 1:
-            return sparse_mm(self, other.unsqueeze(1)).squeeze(1)  # type: ignore[attr-defined]
-        return sparse_mm(self, other)
+        """Sparse 2-D @ dense (1-D, 2-D or batched: dense result) or @ sparse 2-D (sparse)."""
+        if isinstance(other, SparseCooTensor):
+            return sparse_sparse_mm(self, other)
+        return sparse_matmul_dense(self, other)
+
+    def __rmatmul__(self, other: Any) -> Tensor:
+        """Dense (1-D, 2-D or batched) @ sparse 2-D: a dense result."""
+        if not isinstance(other, Tensor):
+            return NotImplemented
+        return dense_matmul_sparse(other, self)
 
     __matmul__ = matmul
     _sparse_matmul = matmul  # what lucid.matmul / lucid.mm hand a sparse left operand to
+    _sparse_rmatmul = __rmatmul__  # ... and a sparse right operand (dense left)
 
     def sum(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
         """Sum of all entries (dense 0-d), or over ``dim`` (see ``lucid.sparse.sum``)."""
@@ -425,29 +443,11 @@ def to_dense(s: SparseCooTensor) -> Tensor:
     return ToDense.apply(s._vals, rows, tuple(s._size))
 
 
-def sparse_mm(s: SparseCooTensor, dense: Tensor) -> Tensor:
-    """``s @ dense`` for a 2-D sparse ``s`` with scalar values and a 2-D dense matrix."""
-    if not isinstance(dense, Tensor) or isinstance(dense, SparseCooTensor):
-        raise TypeError(f"mm(): argument 'mat2' must be a dense Tensor, not "
-                        f"{type(dense).__name__}")
-    if s.sparse_dim() != 2 or s.dense_dim() != 0:
-        raise RuntimeError(f"addmm: matrices expected, got {s.sparse_dim()}D sparse tensor with "
-                           f"{s.dense_dim()} dense dims")
-    if dense.ndim != 2:
-        raise RuntimeError(f"addmm: matrices expected, got {dense.ndim}D tensor")
-    if dense.shape[0] != s._size[1]:
-        raise RuntimeError(f"addmm: Argument #3 (dense): Expected dim 0 size {s._size[1]}, got "
-                           f"{dense.shape[0]}")
-    if dense.dtype is not s.dtype:
-        raise RuntimeError(f"expected scalar type {torch_name(s.dtype)} but found "
-                           f"{torch_name(dense.dtype)}")
-    if dense._be is not s._be:
-        raise RuntimeError(f"Expected all tensors to be on the same device, but found at least "
-                           f"two devices, {s._be.name} and {dense._be.name}!")
-    be = s._be
-    rows = be.getitem(s._idx._data, 0)
-    cols = be.getitem(s._idx._data, 1)
-    return SparseMm.apply(s._vals, dense, rows, cols, s._size[0])
+def sparse_sparse_mm(a: SparseCooTensor, b: SparseCooTensor) -> SparseCooTensor:
+    """``a @ b`` for two sparse matrices: a coalesced sparse matrix whose values are
+    differentiable w.r.t. both operands' values (see sparse_products.py)."""
+    idx, vals, size = spgemm_parts(a, b)
+    return make_sparse(idx, vals, size, True)
 
 
 def sparse_sum(s: SparseCooTensor, dim: Any = None, dtype: Any = None) -> Tensor:

@@ -256,27 +256,27 @@ def modified_bessel_k1(input: Tensor) -> Tensor:
     return _values(input, "special_modified_bessel_k1", _sp("k1"))
 
 
-def scaled_modified_bessel_k0(input: Tensor) -> Tensor:
+def scaled_modified_bessel_k0(x: Tensor) -> Tensor:
     """``exp(x) * modified_bessel_k0(x)`` (no gradient).
 
     Example::
 
         lucid.special.scaled_modified_bessel_k0(lucid.tensor([1.0]))   # tensor([1.1445])
     """
-    return _values(input, "special_scaled_modified_bessel_k0", _sp("k0e"))
+    return _values(x, "special_scaled_modified_bessel_k0", _sp("k0e"))
 
 
-def scaled_modified_bessel_k1(input: Tensor) -> Tensor:
+def scaled_modified_bessel_k1(x: Tensor) -> Tensor:
     """``exp(x) * modified_bessel_k1(x)`` (no gradient).
 
     Example::
 
         lucid.special.scaled_modified_bessel_k1(lucid.tensor([1.0]))   # tensor([1.6362])
     """
-    return _values(input, "special_scaled_modified_bessel_k1", _sp("k1e"))
+    return _values(x, "special_scaled_modified_bessel_k1", _sp("k1e"))
 
 
-def spherical_bessel_j0(input: Tensor) -> Tensor:
+def spherical_bessel_j0(x: Tensor) -> Tensor:
     """The spherical Bessel function of the first kind, order 0: ``sin(x) / x`` (no
     gradient).
 
@@ -284,15 +284,15 @@ def spherical_bessel_j0(input: Tensor) -> Tensor:
 
         lucid.special.spherical_bessel_j0(lucid.tensor([0.0, 1.0]))   # tensor([1.0000, 0.8415])
     """
-    return _values(input, "special_spherical_bessel_j0",
-                   lambda x: _scipy_special().spherical_jn(0, x))
+    return _values(x, "special_spherical_bessel_j0",
+                   lambda a: _scipy_special().spherical_jn(0, a))
 
 
-def airy_ai(input: Tensor) -> Tensor:
+def airy_ai(x: Tensor) -> Tensor:
     """The Airy function ``Ai`` (no gradient).
 
     Example::
 
         lucid.special.airy_ai(lucid.tensor([0.0]))   # tensor([0.3550])
     """
-    return _values(input, "special_airy_ai", lambda x: _scipy_special().airy(x)[0])
+    return _values(x, "special_airy_ai", lambda a: _scipy_special().airy(a)[0])

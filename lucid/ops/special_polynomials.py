@@ -1,6 +1,6 @@
 """The classical orthogonal polynomials of ``torch.special``: Chebyshev (T, U, V, W and their
 shifted forms on [0, 1]), Hermite (physicists' H and probabilists' He), Laguerre and Legendre,
-each ``f(input, n)`` elementwise with broadcasting.
+each ``f(x, n)`` elementwise with broadcasting.
 
 As in PyTorch: the degree ``n`` is truncated to an integer (a negative, infinite or NaN degree
 gives 0), the endpoint values are exact, Chebyshev polynomials of high degree inside their
@@ -82,8 +82,7 @@ def _run(input: Any, n: Any, name: str, fn: Callable[..., np.ndarray]
     if not isinstance(input, Tensor) and not isinstance(n, Tensor):
         raise TypeError(f"{name}() received an invalid combination of arguments - got "
                         f"({type(input).__name__}, {type(n).__name__}), but expected one of: "
-                        "(Tensor input, Tensor n), (Number input, Tensor n), "
-                        "(Tensor input, Number n)")
+                        "(Tensor x, Tensor n), (Number x, Tensor n), (Tensor x, Number n)")
     a, b = _floats(input, n)
     be = a._be
     hx, hn = np.asarray(be.to_numpy(a._data)), np.asarray(be.to_numpy(b._data))
@@ -185,125 +184,125 @@ def _legendre(x: np.ndarray, n: np.ndarray, _limit: int) -> np.ndarray:
     return c.out
 
 
-def chebyshev_polynomial_t(input: Any, n: Any) -> Tensor:
-    """The Chebyshev polynomial of the first kind ``T_n(input)``.
+def chebyshev_polynomial_t(x: Any, n: Any) -> Tensor:
+    """The Chebyshev polynomial of the first kind ``T_n(x)``.
 
     Example::
 
         lucid.special.chebyshev_polynomial_t(lucid.tensor([0.5]), 3)   # tensor([-1.])
     """
-    return _run(input, n, "chebyshev_polynomial_t", lambda x, k, _: _chebyshev(x, k, "t", False))
+    return _run(x, n, "chebyshev_polynomial_t", lambda x, k, _: _chebyshev(x, k, "t", False))
 
 
-def chebyshev_polynomial_u(input: Any, n: Any) -> Tensor:
-    """The Chebyshev polynomial of the second kind ``U_n(input)``.
+def chebyshev_polynomial_u(x: Any, n: Any) -> Tensor:
+    """The Chebyshev polynomial of the second kind ``U_n(x)``.
 
     Example::
 
         lucid.special.chebyshev_polynomial_u(lucid.tensor([0.5]), 2)   # tensor([0.])
     """
-    return _run(input, n, "chebyshev_polynomial_u", lambda x, k, _: _chebyshev(x, k, "u", False))
+    return _run(x, n, "chebyshev_polynomial_u", lambda x, k, _: _chebyshev(x, k, "u", False))
 
 
-def chebyshev_polynomial_v(input: Any, n: Any) -> Tensor:
-    """The Chebyshev polynomial of the third kind ``V_n(input)``.
+def chebyshev_polynomial_v(x: Any, n: Any) -> Tensor:
+    """The Chebyshev polynomial of the third kind ``V_n(x)``.
 
     Example::
 
         lucid.special.chebyshev_polynomial_v(lucid.tensor([0.5]), 1)   # tensor([0.])
     """
-    return _run(input, n, "chebyshev_polynomial_v", lambda x, k, _: _chebyshev(x, k, "v", False))
+    return _run(x, n, "chebyshev_polynomial_v", lambda x, k, _: _chebyshev(x, k, "v", False))
 
 
-def chebyshev_polynomial_w(input: Any, n: Any) -> Tensor:
-    """The Chebyshev polynomial of the fourth kind ``W_n(input)``.
+def chebyshev_polynomial_w(x: Any, n: Any) -> Tensor:
+    """The Chebyshev polynomial of the fourth kind ``W_n(x)``.
 
     Example::
 
         lucid.special.chebyshev_polynomial_w(lucid.tensor([0.5]), 1)   # tensor([2.])
     """
-    return _run(input, n, "chebyshev_polynomial_w", lambda x, k, _: _chebyshev(x, k, "w", False))
+    return _run(x, n, "chebyshev_polynomial_w", lambda x, k, _: _chebyshev(x, k, "w", False))
 
 
-def shifted_chebyshev_polynomial_t(input: Any, n: Any) -> Tensor:
-    """The shifted Chebyshev polynomial of the first kind ``T*_n(input) = T_n(2 input - 1)``.
+def shifted_chebyshev_polynomial_t(x: Any, n: Any) -> Tensor:
+    """The shifted Chebyshev polynomial of the first kind ``T*_n(x) = T_n(2 x - 1)``.
 
     Example::
 
         lucid.special.shifted_chebyshev_polynomial_t(lucid.tensor([0.25]), 2)   # tensor([-0.5])
     """
-    return _run(input, n, "shifted_chebyshev_polynomial_t",
+    return _run(x, n, "shifted_chebyshev_polynomial_t",
                 lambda x, k, _: _chebyshev(x, k, "t", True))
 
 
-def shifted_chebyshev_polynomial_u(input: Any, n: Any) -> Tensor:
-    """The shifted Chebyshev polynomial of the second kind ``U_n(2 input - 1)``.
+def shifted_chebyshev_polynomial_u(x: Any, n: Any) -> Tensor:
+    """The shifted Chebyshev polynomial of the second kind ``U_n(2 x - 1)``.
 
     Example::
 
         lucid.special.shifted_chebyshev_polynomial_u(lucid.tensor([0.25]), 1)   # tensor([-1.])
     """
-    return _run(input, n, "shifted_chebyshev_polynomial_u",
+    return _run(x, n, "shifted_chebyshev_polynomial_u",
                 lambda x, k, _: _chebyshev(x, k, "u", True))
 
 
-def shifted_chebyshev_polynomial_v(input: Any, n: Any) -> Tensor:
-    """The shifted Chebyshev polynomial of the third kind ``V_n(2 input - 1)``.
+def shifted_chebyshev_polynomial_v(x: Any, n: Any) -> Tensor:
+    """The shifted Chebyshev polynomial of the third kind ``V_n(2 x - 1)``.
 
     Example::
 
         lucid.special.shifted_chebyshev_polynomial_v(lucid.tensor([0.25]), 1)   # tensor([-2.])
     """
-    return _run(input, n, "shifted_chebyshev_polynomial_v",
+    return _run(x, n, "shifted_chebyshev_polynomial_v",
                 lambda x, k, _: _chebyshev(x, k, "v", True))
 
 
-def shifted_chebyshev_polynomial_w(input: Any, n: Any) -> Tensor:
-    """The shifted Chebyshev polynomial of the fourth kind ``W_n(2 input - 1)``.
+def shifted_chebyshev_polynomial_w(x: Any, n: Any) -> Tensor:
+    """The shifted Chebyshev polynomial of the fourth kind ``W_n(2 x - 1)``.
 
     Example::
 
         lucid.special.shifted_chebyshev_polynomial_w(lucid.tensor([0.25]), 1)   # tensor([0.])
     """
-    return _run(input, n, "shifted_chebyshev_polynomial_w",
+    return _run(x, n, "shifted_chebyshev_polynomial_w",
                 lambda x, k, _: _chebyshev(x, k, "w", True))
 
 
-def hermite_polynomial_h(input: Any, n: Any) -> Tensor:
-    """The physicists' Hermite polynomial ``H_n(input)``.
+def hermite_polynomial_h(x: Any, n: Any) -> Tensor:
+    """The physicists' Hermite polynomial ``H_n(x)``.
 
     Example::
 
         lucid.special.hermite_polynomial_h(lucid.tensor([0.5]), 3)   # tensor([-5.])
     """
-    return _run(input, n, "hermite_polynomial_h", _hermite_h)
+    return _run(x, n, "hermite_polynomial_h", _hermite_h)
 
 
-def hermite_polynomial_he(input: Any, n: Any) -> Tensor:
-    """The probabilists' Hermite polynomial ``He_n(input)``.
+def hermite_polynomial_he(x: Any, n: Any) -> Tensor:
+    """The probabilists' Hermite polynomial ``He_n(x)``.
 
     Example::
 
         lucid.special.hermite_polynomial_he(lucid.tensor([2.0]), 2)   # tensor([3.])
     """
-    return _run(input, n, "hermite_polynomial_he", _hermite_he)
+    return _run(x, n, "hermite_polynomial_he", _hermite_he)
 
 
-def laguerre_polynomial_l(input: Any, n: Any) -> Tensor:
-    """The Laguerre polynomial ``L_n(input)``.
+def laguerre_polynomial_l(x: Any, n: Any) -> Tensor:
+    """The Laguerre polynomial ``L_n(x)``.
 
     Example::
 
         lucid.special.laguerre_polynomial_l(lucid.tensor([1.0]), 2)   # tensor([-0.5])
     """
-    return _run(input, n, "laguerre_polynomial_l", _laguerre)
+    return _run(x, n, "laguerre_polynomial_l", _laguerre)
 
 
-def legendre_polynomial_p(input: Any, n: Any) -> Tensor:
-    """The Legendre polynomial ``P_n(input)``.
+def legendre_polynomial_p(x: Any, n: Any) -> Tensor:
+    """The Legendre polynomial ``P_n(x)``.
 
     Example::
 
         lucid.special.legendre_polynomial_p(lucid.tensor([0.5]), 2)   # tensor([-0.125])
     """
-    return _run(input, n, "legendre_polynomial_p", _legendre)
+    return _run(x, n, "legendre_polynomial_p", _legendre)

@@ -340,10 +340,12 @@ def irfft2(input: Tensor, s: Any = None, dim: Any = (-2, -1), norm: str | None =
 
 
 # ---- frequencies and shifts --------------------------------------------------------------------
-def fftfreq(n: int, d: float = 1.0, *, dtype: Any = None, device: Any = None,
-            requires_grad: bool = False) -> Tensor:
+def fftfreq(n: int, d: float = 1.0, *, dtype: Any = None, layout: Any = None,
+            device: Any = None, pin_memory: bool = False, requires_grad: bool = False
+            ) -> Tensor:
     """The sample frequencies of an ``n``-point FFT with sample spacing ``d``:
-    ``[0, 1, ..., n//2 - 1 (or n//2), -(n//2), ..., -1] / (d * n)``.
+    ``[0, 1, ..., n//2 - 1 (or n//2), -(n//2), ..., -1] / (d * n)``. ``layout`` and
+    ``pin_memory`` are accepted, as by the other factories, and change nothing.
 
     Example::
 
@@ -355,10 +357,12 @@ def fftfreq(n: int, d: float = 1.0, *, dtype: Any = None, device: Any = None,
     return k.requires_grad_(requires_grad) if requires_grad else k  # type: ignore[attr-defined]
 
 
-def rfftfreq(n: int, d: float = 1.0, *, dtype: Any = None, device: Any = None,
-             requires_grad: bool = False) -> Tensor:
+def rfftfreq(n: int, d: float = 1.0, *, dtype: Any = None, layout: Any = None,
+             device: Any = None, pin_memory: bool = False, requires_grad: bool = False
+             ) -> Tensor:
     """The non-negative sample frequencies of an ``n``-point ``rfft``:
-    ``[0, 1, ..., n // 2] / (d * n)``.
+    ``[0, 1, ..., n // 2] / (d * n)``. ``layout`` and ``pin_memory`` are accepted, as by the
+    other factories, and change nothing.
 
     Example::
 

@@ -24,6 +24,7 @@ from . import reduce_extra as _rx
 from . import scan as _sc
 from . import select as _sel
 from . import shape as _s
+from . import sparse_methods as _spm
 from . import special as _sp
 from . import special_gamma as _sg
 from . import strided as _st
@@ -334,6 +335,15 @@ Tensor.const_data_ptr = _const_data_ptr
 Tensor.new_empty_strided = _new_empty_strided
 Tensor.name = property(_name)
 Tensor.apply_ = _apply_
+Tensor.indices = _spm.indices
+Tensor.values = _spm.values
+Tensor.coalesce = _spm.coalesce
+Tensor.is_coalesced = _spm.is_coalesced
+Tensor.sparse_dim = _spm.sparse_dim
+Tensor.dense_dim = _spm.dense_dim
+Tensor.sparse_mask = _spm.sparse_mask
+Tensor.smm = _spm.smm
+Tensor.sspaddmm = _spm.sspaddmm
 Tensor.resize_ = _ip.resize_
 Tensor.resize_as_ = _ip.resize_as_
 Tensor.resize = _ip.resize

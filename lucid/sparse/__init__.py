@@ -4,8 +4,9 @@
 A sparse tensor (``lucid.sparse_coo_tensor(indices, values, size)`` or ``x.to_sparse()``) is a
 ``SparseCooTensor``: a ``lucid.Tensor`` subclass (``isinstance(a, lucid.Tensor)`` is True, as in
 PyTorch) that keeps an int64 ``(sparse_dim, nnz)`` index tensor and a ``(nnz, *dense)`` values
-tensor and no dense storage. ``mm`` / ``addmm`` and ``a @ x`` scatter-add over the nonzeros, so
-an adjacency matrix of a 100k-node graph is never densified.
+tensor and no dense storage. ``mm`` / ``addmm``, ``a @ x`` and ``x @ a`` scatter-add over the
+nonzeros, so an adjacency matrix of a 100k-node graph is never densified; ``a @ b`` of two sparse
+matrices is a sparse matrix (GCN normalisation: ``d @ a @ d`` with ``d`` a sparse diagonal).
 
 Example::
 
@@ -13,6 +14,7 @@ Example::
     edges = lucid.tensor([[0, 1, 2], [1, 2, 0]])
     adj = lucid.sparse_coo_tensor(edges, lucid.ones(3), (3, 3))
     h = lucid.sparse.mm(adj, lucid.randn(3, 8))        # dense (3, 8)
+    two_hop = adj @ adj                                  # sparse (3, 3)
 """
 
 from __future__ import annotations

@@ -79,6 +79,7 @@ from .lazy_norm import (
     LazyInstanceNorm3d,
 )
 from .linear import Bilinear, Identity, Linear
+from .linear_cross_entropy import LinearCrossEntropyLoss, LinearCrossEntropyOptions
 from .loss import (
     BCELoss,
     BCEWithLogitsLoss,

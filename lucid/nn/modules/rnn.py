@@ -17,11 +17,10 @@ import numpy as np
 
 from ... import ops
 from ..._tensor import Tensor
-from ...ops.rnn import recurrence
-from .. import functional as F
+from ...ops.rnn_functional import group_params, pack_rows, packed_rows, run_layers
 from .. import init
 from ..parameter import Parameter
-from ..utils.rnn import PackedSequence, pack_rows, packed_rows
+from ..utils.rnn import PackedSequence
 from .module import Module
 from .rnn_cell import GRUCell, LSTMCell, RNNCell, RNNCellBase
 
@@ -263,34 +262,10 @@ class RNNBase(Module):
                 self.check_hidden_size(h0, hsize)
             for h in (h0, c0) if lstm else (h0,):
                 _same_dtype(x, h)
-        hn: list[Tensor] = []
-        cn: list[Tensor] = []
-        inp = x
-        for layer in range(self.num_layers):
-            outs = []
-            for d in range(dirs):
-                k = layer * dirs + d
-                w = [getattr(self, n) for n in self._all_weights[k]]
-                w_ih, w_hh = w[0], w[1]
-                b_ih, b_hh = (w[2], w[3]) if self.bias else (None, None)
-                w_hr = w[-1] if self.proj_size > 0 else None
-                gx = F.linear(inp, w_ih, b_ih)
-                y = recurrence(gx, h0[k], None if c0 is None else c0[k], w_hh, b_hh, w_hr,
-                               self.mode, reverse=d == 1, batch_sizes=bs)
-                last = 0 if d == 1 else t_len - 1
-                if lstm:
-                    y, cs = y
-                    outs.append(y)
-                    hn.append(y[last])
-                    cn.append(cs[last])
-                else:
-                    outs.append(y)
-                    hn.append(y[last])
-            inp = ops.cat(outs, 2) if dirs == 2 else outs[0]
-            if self.dropout and self.training and layer < self.num_layers - 1:
-                inp = F.dropout(inp, self.dropout, True)
-        h_n = ops.stack(hn, 0)
-        c_n = ops.stack(cn, 0) if lstm else None
+        inp, h_n, c_n = run_layers(self.mode, x, h0, c0,
+                                   group_params(self._flat_weights, self.bias, self.proj_size > 0),
+                                   self.num_layers, self.dropout, self.training,
+                                   self.bidirectional, bs)
         if packed:
             out: Any = PackedSequence(pack_rows(inp, bs), input.batch_sizes, sorted_idx,
                                       unsorted_idx)

@@ -1,6 +1,6 @@
 """Single-step recurrent cells, as ``torch.nn``: ``RNNCell``, ``LSTMCell``, ``GRUCell`` over
 ``RNNCellBase`` (parameters ``weight_ih``, ``weight_hh``, ``bias_ih``, ``bias_hh``). A step
-is the recurrent op of ``lucid.ops.rnn`` over one time step."""
+is the recurrent op of ``lucid.ops.rnn`` over one time step (``lucid.ops.rnn_functional``)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,7 @@ from typing import Any
 
 from ... import ops
 from ..._tensor import Tensor
-from ...ops.rnn import recurrence
-from .. import functional as F
+from ...ops.rnn_functional import cell_step
 from .. import init
 from ..parameter import Parameter
 from .module import Module
@@ -70,23 +69,8 @@ class RNNCellBase(Module):
 
     def _step(self, mode: str, input: Tensor, hx: Tensor, cx: Tensor | None) -> Any:
         """One step: the (B, H) state, or (state, cell) for LSTM."""
-        if input.shape[1] != self.input_size:
-            raise RuntimeError(f"input has inconsistent input_size: got {input.shape[1]} "
-                               f"expected {self.input_size}")
-        for k, h in enumerate((hx,) if cx is None else (hx, cx)):
-            if input.shape[0] != h.shape[0]:
-                raise RuntimeError(f"Input batch size {input.shape[0]} doesn't match "
-                                   f"hidden{k} batch size {h.shape[0]}")
-            if h.shape[1] != self.hidden_size:
-                raise RuntimeError(f"hidden{k} has inconsistent hidden_size: got "
-                                   f"{h.shape[1]}, expected {self.hidden_size}")
-            if h.dtype != input.dtype:
-                raise RuntimeError("Input and hidden tensors are not the same dtype, found "
-                                   f"input tensor with {input.dtype} and hidden tensor with "
-                                   f"{h.dtype}")
-        gx = F.linear(input, self.weight_ih, self.bias_ih).unsqueeze(0)
-        y = recurrence(gx, hx, cx, self.weight_hh, self.bias_hh, None, mode)
-        return (y[0][0], y[1][0]) if mode == "LSTM" else y[0]
+        return cell_step(mode, input, hx, cx, self.weight_ih, self.weight_hh, self.bias_ih,
+                         self.bias_hh)
 
     def _zeros(self, input: Tensor) -> Tensor:
         return ops.zeros((input.shape[0], self.hidden_size), dtype=input.dtype,

@@ -23,6 +23,7 @@ import numpy as np
 from ... import _dtype, ops
 from ..._tensor import Tensor
 from ...ops.rnn import gather_rows
+from ...ops.rnn_functional import active_rows
 
 __all__ = ["PackedSequence", "invert_permutation", "pack_padded_sequence",
            "pad_packed_sequence", "pad_sequence", "unpad_sequence", "pack_sequence",
@@ -124,35 +125,6 @@ def _index(idx: np.ndarray, like: Tensor) -> Tensor:
     return ops.as_tensor(np.ascontiguousarray(idx, dtype=np.int64), device=like.device)
 
 
-def _active(bs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(t, b) of every packed row, in packed order."""
-    width = int(bs[0]) if bs.size else 0
-    return np.nonzero(np.arange(width)[None, :] < bs[:, None])
-
-
-def packed_rows(data: Tensor, batch_sizes: np.ndarray) -> Tensor:
-    """Packed ``data`` (N, *) as a time-major padded batch (T, B, *) in sorted order (zeros
-    where a sequence has ended)."""
-    t_len = batch_sizes.size
-    if not t_len or batch_sizes.min() <= 0 or np.any(np.diff(batch_sizes) > 0) \
-            or int(batch_sizes.sum()) != data.shape[0]:
-        raise RuntimeError(
-            f"PackedSequence: batch_sizes {batch_sizes.tolist()} must be positive and "
-            f"non-increasing and sum to the {data.shape[0]} rows of data")
-    b_len = int(batch_sizes[0])
-    tt, bb = _active(batch_sizes)
-    idx = np.full(t_len * b_len, -1, np.int64)
-    idx[tt * b_len + bb] = np.arange(tt.size)
-    return gather_rows(data, idx).reshape(t_len, b_len, *data.shape[1:])
-
-
-def pack_rows(padded: Tensor, batch_sizes: np.ndarray) -> Tensor:
-    """A time-major padded batch (T, B, *) in sorted order as packed data (N, *)."""
-    b_len = padded.shape[1]
-    tt, bb = _active(batch_sizes)
-    return gather_rows(padded.reshape(-1, *padded.shape[2:]), tt * b_len + bb)
-
-
 def pad_sequence(sequences: Tensor | Iterable[Tensor], batch_first: bool = False,
                  padding_value: float = 0.0, padding_side: str = "right") -> Tensor:
     """Stack sequences of shape (L_i, *) into (L_max, B, *) (``batch_first``: (B, L_max, *)),
@@ -222,7 +194,7 @@ def pack_padded_sequence(input: Tensor, lengths: Tensor | Sequence[int], batch_f
                            f"sequence dimension ({t_in})")
     t_len = int(lens[0]) if lens.size else 0
     bs = (lens[None, :] > np.arange(t_len)[:, None]).sum(1).astype(np.int64)
-    tt, bb = _active(bs)
+    tt, bb = active_rows(bs)
     ob = order[bb]
     idx = ob * t_in + tt if batch_first else tt * b_len + ob
     data = gather_rows(input.reshape(-1, *input.shape[2:]), idx)
