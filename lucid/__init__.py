@@ -241,3 +241,11 @@ for _name in _OUT_FUNCTIONS:
     if _name in globals():
         globals()[_name] = _accepts_out(globals()[_name])
 del _name
+
+from . import _numpy_aliases  # noqa: E402
+
+_numpy_aliases.install(globals())
+_numpy_aliases.install(Tensor)
+for _ns in (linalg, special, fft):
+    _numpy_aliases.install(vars(_ns))
+del _ns
