@@ -234,13 +234,14 @@ from .autograd.anomaly_mode import (  # noqa: E402
     is_anomaly_enabled,
     set_anomaly_enabled,
 )
-from ._out import OUT_FUNCTIONS as _OUT_FUNCTIONS  # noqa: E402
-from ._out import accepts_out as _accepts_out  # noqa: E402
+import importlib as _importlib  # noqa: E402
 
-for _name in _OUT_FUNCTIONS:
-    if _name in globals():
-        globals()[_name] = _accepts_out(globals()[_name])
-del _name
+from . import _out  # noqa: E402
+
+_out.install(globals(), _out.OUT_FUNCTIONS)
+for _ns, _names in _out.OUT_NAMESPACES.items():
+    _out.install(vars(_importlib.import_module(f"lucid.{_ns}")), _names)
+del _ns, _names
 
 from . import _numpy_aliases  # noqa: E402
 

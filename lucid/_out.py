@@ -24,7 +24,7 @@ from ._tensor import Tensor
 from .autograd import grad_mode
 from .ops.views import written
 
-__all__ = ["OUT_FUNCTIONS", "accepts_out", "write_out"]
+__all__ = ["OUT_FUNCTIONS", "OUT_NAMESPACES", "accepts_out", "install", "write_out"]
 
 OUT_FUNCTIONS = (
     "abs", "absolute", "acos", "acosh", "add", "addbmm", "addcdiv", "addcmul", "addmm",
@@ -57,8 +57,40 @@ OUT_FUNCTIONS = (
     "take", "take_along_dim", "tan", "tanh", "threshold", "topk", "transpose_copy", "tril",
     "triu", "true_divide", "trunc", "unbind_copy", "unfold_copy", "unsqueeze_copy", "var",
     "vdot", "view_as_complex_copy", "view_as_real_copy", "view_copy", "vstack", "where",
-    "xlogy", "zeros",
+    "xlogy", "zeros", "bitwise_left_shift", "bitwise_right_shift", "chain_matmul",
+    "cholesky_inverse", "cholesky_solve", "hspmm", "indices_copy", "lu_solve", "lu_unpack",
+    "orgqr", "saddmm", "sspaddmm", "triangular_solve", "values_copy",
 )
+
+# the functions of lucid's other namespaces that take ``out=`` (those torch's do)
+OUT_NAMESPACES = {
+    "linalg": (
+        "cholesky", "cholesky_ex", "cond", "cross", "det", "eig", "eigh", "eigvals", "eigvalsh",
+        "householder_product", "inv", "inv_ex", "ldl_factor", "ldl_factor_ex", "ldl_solve",
+        "lstsq", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "matmul", "matrix_exp",
+        "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr",
+        "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "tensorinv",
+        "tensorsolve", "vecdot", "vector_norm",
+    ),
+    "special": (
+        "airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "chebyshev_polynomial_t",
+        "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w", "digamma",
+        "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1", "gammainc",
+        "gammaincc", "gammaln", "hermite_polynomial_h", "hermite_polynomial_he", "i0", "i0e",
+        "i1", "i1e", "laguerre_polynomial_l", "legendre_polynomial_p", "log1p", "log_ndtr",
+        "logit", "logsumexp", "modified_bessel_i0", "modified_bessel_i1", "modified_bessel_k0",
+        "modified_bessel_k1", "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "round",
+        "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
+        "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u",
+        "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w", "sinc",
+        "spherical_bessel_j0", "xlog1py", "xlogy", "zeta",
+    ),
+    "fft": (
+        "fft", "fft2", "fftfreq", "fftn", "hfft", "ifft", "ifft2", "ifftn", "ihfft", "irfft",
+        "irfft2", "irfftn", "rfft", "rfft2", "rfftfreq", "rfftn",
+    ),
+    "nn.functional": ("hardshrink",),
+}
 
 _RESIZED = ("An output with one or more elements was resized since it had shape {old}, which "
             "does not match the required output shape {new}. This behavior is deprecated, and "
@@ -129,6 +161,7 @@ def accepts_out(fn: Callable[..., Any]) -> Callable[..., Any]:
                                "grad.")
         return write_out(out, fn(*args, **kwargs), name)
 
+    with_out.__lucid_out__ = True  # type: ignore[attr-defined]
     try:
         sig = inspect.signature(fn)
     except (TypeError, ValueError):
@@ -141,3 +174,12 @@ def accepts_out(fn: Callable[..., Any]) -> Callable[..., Any]:
     with_out.__signature__ = sig.replace(  # type: ignore[attr-defined]
         parameters=[*params[:at], out_param, *params[at:]])
     return with_out
+
+
+def install(namespace: dict[str, Any], names: Any) -> None:
+    """Wrap the functions ``names`` of ``namespace`` (a module's globals) with ``out=``,
+    each once (a name the namespace lacks is skipped)."""
+    for name in names:
+        fn = namespace.get(name)
+        if fn is not None and callable(fn) and not getattr(fn, "__lucid_out__", False):
+            namespace[name] = accepts_out(fn)

@@ -77,3 +77,16 @@ def test_out_on_every_device(device: str) -> None:
     with pytest.raises(RuntimeError, match="Expected out tensor to have device"):
         lucid.exp(lucid.ones(2, device=device),
                   out=lucid.empty(2, device="numpy" if device != "numpy" else "cpu"))
+
+
+def test_out_in_the_other_namespaces_matches_torch(torch: Any) -> None:
+    def run(m: Any) -> list:
+        det, expit = m.empty(()), m.empty(2)
+        m.linalg.det(m.eye(2) * 3, out=det)
+        m.special.expit(m.ones(2), out=expit)
+        spec = m.empty(2, dtype=m.complex64)
+        m.fft.fft(m.ones(2), out=spec)
+        P, L, U = m.empty(2, 2), m.empty(2, 2), m.empty(2, 2)
+        m.lu_unpack(*m.linalg.lu_factor(m.eye(2) * 2), out=(P, L, U))
+        return [det.item(), expit.tolist(), spec.tolist(), U.tolist()]
+    assert run(lucid) == run(torch)
