@@ -5,7 +5,9 @@ torch parity check (``test_ops.py``, ``test_parity_torch.py``), on "cpu", "numpy
 Adding an op means adding one entry here. Shape, movement and indexing entries live in
 ``op_db_shape.py``; ``lucid.nn.functional`` in ``op_db_nn.py`` (with ``op_db_conv.py``,
 ``op_db_pool.py`` and ``op_db_loss.py``); the math tail, special functions and 3-D nn
-functions in ``op_db_tail.py`` (with ``op_db_tail_layout.py`` and ``op_db_nn3d.py``).
+functions in ``op_db_tail.py`` (with ``op_db_tail_layout.py`` and ``op_db_nn3d.py``); pooling
+with indices, unpooling, LP and fractional pooling in ``op_db_pool_indices.py``; upsample,
+native_channel_shuffle, pdist and linear_cross_entropy in ``op_db_nn_variants.py``.
 """
 
 from __future__ import annotations
@@ -409,11 +411,13 @@ MATMUL = [
 from op_db_extra import EXTRA  # noqa: E402
 from op_db_more import MORE_OPS  # noqa: E402
 from op_db_nn import NN_OPS  # noqa: E402
+from op_db_nn_variants import NN_VARIANTS  # noqa: E402
+from op_db_pool_indices import POOL_INDICES  # noqa: E402
 from op_db_shape import SHAPE_OPS  # noqa: E402
 from op_db_tail import TAIL_OPS  # noqa: E402
 
 OP_DB: list[OpInfo] = (ELEMENTWISE + REDUCTIONS + MATMUL + SHAPE_OPS + EXTRA + NN_OPS
-                       + MORE_OPS + TAIL_OPS)
+                       + MORE_OPS + TAIL_OPS + POOL_INDICES + NN_VARIANTS)
 
 _names = [i.name for i in OP_DB]
 assert len(set(_names)) == len(_names), "duplicate op_db names"
