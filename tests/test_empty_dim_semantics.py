@@ -78,3 +78,25 @@ def test_searchsorted_in_empty_rows(device: str) -> None:
     rows = lucid.tensor([[0.0, 1.0], [2.0, 3.0]], device=device)
     assert lucid.searchsorted(rows, lucid.tensor([[0.5, 2], [2.5, 9]], device=device)).tolist() \
         == [[1, 2], [1, 2]]
+
+
+def test_double_backward_over_an_empty_batch() -> None:
+    """max pooling and cross_entropy differentiate twice over a batch of none (torch's
+    gradgradcheck passes max_pool2d there and refuses cross_entropy's NaN mean alike)."""
+    F = lucid.nn.functional
+    for fn, shape in ((lambda t: F.max_pool2d(t, 2), (0, 1, 4, 5)),
+                      (lambda t: F.max_pool1d(t, 2), (0, 1, 4))):
+        assert lucid.autograd.gradgradcheck(
+            fn, [lucid.zeros(*shape, dtype=lucid.float64, requires_grad=True)])
+    t = lucid.zeros(0, 3, dtype=lucid.float64, requires_grad=True)
+    loss = F.cross_entropy(t, lucid.zeros(0, dtype=lucid.int64))
+    (g,) = lucid.autograd.grad(loss, t, create_graph=True)
+    assert g.shape == (0, 3) and g.requires_grad
+
+
+def test_channel_shuffle_is_contiguous_when_it_moves_nothing() -> None:
+    x = lucid.randn(2, 4, 3, 3).transpose(2, 3)
+    for groups in (1, 2, 4):
+        out = lucid.nn.functional.channel_shuffle(x, groups)
+        assert out.is_contiguous()
+        assert out.view(-1).shape == (72,)

@@ -14,6 +14,7 @@ the adjoint map, so second and higher derivatives go through the same kernels.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from .. import _dtype
@@ -440,8 +441,8 @@ class _MaxPoolBackward(Op):
     def backward(self, gg):
         be, (idx,) = self.be, self.saved
         n, c, h, w = gg.shape
-        flat = be.take_along_axis(be.reshape(gg, (n * c, h * w)), be.reshape(idx, (n * c, -1)),
-                                  1)
+        k = math.prod(idx.shape[2:])  # (an empty batch infers no -1)
+        flat = be.take_along_axis(be.reshape(gg, (n * c, h * w)), be.reshape(idx, (n * c, k)), 1)
         return be.reshape(flat, self.gshape), None
 
 

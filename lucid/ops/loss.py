@@ -102,7 +102,7 @@ class CrossEntropy(Op):
         t1 = t.reshape(-1)
         keep = t1 != ignore
         tc = _sel.where(keep, t1, 0)
-        wc = w.detach() if w is not None else _e.add(x2.detach()[0] * 0, 1)
+        wc = w.detach() if w is not None else x2.new_ones(c).detach()  # type: ignore
         wt = _sel.where(keep, wc[tc], 0.0)
         nll = _e.neg(logp.gather(1, tc.unsqueeze(1)).squeeze(1))
         loss = _e.mul(_e.mul(nll, wt), 1 - smooth)

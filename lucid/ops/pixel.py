@@ -80,7 +80,8 @@ def channel_shuffle(input: Tensor, groups: int) -> Tensor:
         raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels "
                            f"and {groups} groups.")
     x = _s.reshape(input, n, groups, c // groups, *rest)
-    return _s.reshape(_s.transpose(x, 1, 2), n, c, *rest)
+    # torch's result is always a fresh contiguous tensor, even where the shuffle moves nothing
+    return _s.contiguous(_s.reshape(_s.transpose(x, 1, 2), n, c, *rest))
 
 
 def native_channel_shuffle(input: Tensor, groups: int) -> Tensor:

@@ -100,7 +100,8 @@ def _fractional(input: Tensor, kernel_size: Any, output_size: Any, output_ratio:
         samples = rand(b, c, n, dtype=input.dtype, device=input.device)
     _check_samples(samples, input, b, c, n)
     for d in range(n):
-        if out[d] + k[d] - 1 > spatial[d]:
+        # torch's bound: the last window must fit (2-D), and also leave room to move (3-D)
+        if out[d] + k[d] - 1 > spatial[d] - (n == 3):
             ax = _AXES[n][d]
             raise RuntimeError(f"{where}: pool {ax} {k[d]} too large relative to input {ax} "
                                f"{spatial[d]}")
@@ -108,7 +109,8 @@ def _fractional(input: Tensor, kernel_size: Any, output_size: Any, output_ratio:
         neg = next(o for o in out if o < 0)
         raise RuntimeError(f"Trying to create tensor with negative dimension {neg}: "
                            f"{[*xs[:-n], *out]}")
-    dt = np.dtype(np.float64) if input.dtype is _dtype.float64 else np.dtype(np.float32)
+    # window starts are worked out in the input's dtype, rounding as torch's kernels do
+    dt = np.dtype(input.dtype.np)
     host = np.asarray(samples.detach().to("cpu").numpy(), dtype=dt)[:b].reshape(b * c, n)
     order = (1, 0) if n == 2 else (0, 1, 2)  # 2-D planes hold (W, H) samples
     flat = np.zeros((b * c,) + tuple(out) + (1,) * n, dtype=np.int64)

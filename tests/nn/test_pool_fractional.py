@@ -4,6 +4,8 @@ float32); drawn samples give valid windows; torch's errors for bad arguments."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 from nn_util import arr, catch
@@ -144,3 +146,22 @@ def test_errors_match_torch(torch):
         ]
 
     assert run(lucid, nn) == run(torch, torch.nn)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_types_place_torchs_windows(torch: Any, dtype: str) -> None:
+    rng = np.random.default_rng(5)
+    for _ in range(40):
+        x, u = rng.standard_normal((1, 2, 9, 9)), rng.random((1, 2, 2))
+        got = lucid.nn.functional.fractional_max_pool2d(
+            lucid.tensor(x, dtype=getattr(lucid, dtype)), 2, output_size=4,
+            _random_samples=lucid.tensor(u, dtype=getattr(lucid, dtype)))
+        want = torch.nn.functional.fractional_max_pool2d(
+            torch.tensor(x, dtype=getattr(torch, dtype)), 2, output_size=4,
+            _random_samples=torch.tensor(u, dtype=getattr(torch, dtype)))
+        np.testing.assert_array_equal(got.float().numpy(), want.float().numpy())
+
+
+def test_3d_windows_must_leave_room_as_torch() -> None:
+    with pytest.raises(RuntimeError, match="pool time 2 too large relative to input time 4"):
+        lucid.nn.functional.fractional_max_pool3d(lucid.ones(1, 1, 4, 4, 4), 2, output_size=3)
