@@ -144,3 +144,18 @@ def test_cross_entropy_over_no_classes_with_smoothing(device: str, reduction: st
     _same(np.atleast_1d(loss.detach().numpy()).tolist(), want)
     loss.sum().backward()
     assert x.grad.shape == (3, 0)
+
+
+def test_grid_sample_clipped_coordinates_keep_a_nan_gradient(torch: Any) -> None:
+    """Outside the border torch multiplies the coordinate's gradient by 0: a NaN reaching it
+    (from a NaN input) stays NaN, as 0 * NaN."""
+    grid = np.random.default_rng(0).uniform(-1.2, 1.2, (1, 2, 2, 2))
+    got = []
+    for m in (lucid, torch):
+        x = m.full((1, 1, 3, 3), NAN, dtype=m.float64, requires_grad=True)
+        g = m.tensor(grid, requires_grad=True)
+        m.nn.functional.grid_sample(x, g, "bilinear", "border", align_corners=False).sum() \
+            .backward()
+        got.append(np.isnan(g.grad.numpy()))
+    np.testing.assert_array_equal(got[0], got[1])
+    assert got[0].all()

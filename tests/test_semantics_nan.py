@@ -171,3 +171,15 @@ def test_full_max_and_min_share_the_gradient_among_nans(dev: str) -> None:
     y = _t([[1.0, 5.0], [5.0, 0.0]], dev).requires_grad_()
     y.max().backward()
     assert y.grad.tolist() == [[0.0, 0.5], [0.5, 0.0]]
+
+
+def test_searchsorted_of_an_unsorted_sequence_follows_torchs_search(torch: Any) -> None:
+    """Boundaries out of order give what torch's binary search gives (numpy's may differ)."""
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        s = rng.standard_normal(int(rng.integers(1, 9)))
+        v = rng.standard_normal(3)
+        right = bool(rng.integers(2))
+        got = lucid.searchsorted(lucid.tensor(s), lucid.tensor(v), right=right).numpy()
+        want = torch.searchsorted(torch.tensor(s), torch.tensor(v), right=right).numpy()
+        np.testing.assert_array_equal(got, want)

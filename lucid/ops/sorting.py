@@ -194,8 +194,11 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
         if order.size and (order.min() < 0 or order.max() >= seq.shape[-1]):
             raise RuntimeError("torch.searchsorted(): sorter index out of range")
     how = "right" if right else "left"
-    if seq.dtype.kind in "fc" and np.isnan(seq).any():
-        out = _nan_bound_search(seq, vals, right, order)
+    ordered = seq if order is None else np.take_along_axis(seq, order, -1)
+    if not np.all(ordered[..., 1:] >= ordered[..., :-1]):
+        # not ascending (NaN included): torch's binary search, whose answer numpy's may not
+        # share there
+        out = _bound_search(seq, vals, right, order)
     elif seq.ndim == 1:
         out = np.searchsorted(seq, vals, side=how, sorter=order)
     else:
@@ -210,11 +213,12 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
     return _upload(out, sorted_sequence._be)
 
 
-def _nan_bound_search(seq: np.ndarray, vals: np.ndarray, right: bool,
-                      order: np.ndarray | None) -> np.ndarray:
-    """torch's binary search, step for step, over boundaries that hold NaN: it moves right
-    past an entry unless ``entry >= value`` (``>`` for ``right``), so a NaN entry reads as
-    smaller than everything, where numpy sorts NaN last."""
+def _bound_search(seq: np.ndarray, vals: np.ndarray, right: bool,
+                  order: np.ndarray | None) -> np.ndarray:
+    """torch's binary search, step for step, for boundaries that are not ascending (NaN
+    included): it moves right past an entry unless ``entry >= value`` (``>`` for
+    ``right``), so a NaN entry reads as smaller than everything, where numpy sorts NaN
+    last."""
     n = seq.shape[-1]
     rows = math.prod(seq.shape[:-1])
     s2 = seq.reshape(rows, n)
