@@ -206,6 +206,7 @@ from .ops.select import bitwise_left_shift, bitwise_right_shift, nonzero_static 
 from .ops.sorting import histogramdd  # noqa: E402
 from .ops.special_gamma import mvlgamma  # noqa: E402
 from .cuda import OutOfMemoryError  # noqa: E402
+from .distributions.counts import binomial  # noqa: E402
 from . import random  # noqa: E402
 from .func import vmap  # noqa: E402
 from .ops.sparse_methods import (  # noqa: E402

@@ -59,7 +59,8 @@ OUT_FUNCTIONS = (
     "vdot", "view_as_complex_copy", "view_as_real_copy", "view_copy", "vstack", "where",
     "xlogy", "zeros", "bitwise_left_shift", "bitwise_right_shift", "chain_matmul",
     "cholesky_inverse", "cholesky_solve", "hspmm", "indices_copy", "lu_solve", "lu_unpack",
-    "orgqr", "saddmm", "sspaddmm", "triangular_solve", "values_copy",
+    "orgqr", "saddmm", "sspaddmm", "triangular_solve", "values_copy", "frobenius_norm",
+    "nuclear_norm", "binomial",
 )
 
 # the functions of lucid's other namespaces that take ``out=`` (those torch's do)
@@ -86,7 +87,8 @@ OUT_NAMESPACES = {
         "spherical_bessel_j0", "xlog1py", "xlogy", "zeta",
     ),
     "fft": (
-        "fft", "fft2", "fftfreq", "fftn", "hfft", "ifft", "ifft2", "ifftn", "ihfft", "irfft",
+        "fft", "fft2", "fftfreq", "fftn", "hfft", "hfft2", "hfftn", "ihfft2", "ihfftn", "ifft",
+        "ifft2", "ifftn", "ihfft", "irfft",
         "irfft2", "irfftn", "rfft", "rfft2", "rfftfreq", "rfftn",
     ),
     "nn.functional": ("hardshrink",),

@@ -259,3 +259,23 @@ def test_complex_errors() -> None:
     with pytest.raises(RuntimeError, match="Expected both inputs to be Half, Float or Double "
                        "tensors but got Long and Long"):
         lucid.complex(lucid.ones(2, dtype=lucid.int64), lucid.ones(2, dtype=lucid.int64))
+
+
+@pytest.mark.parametrize("fn,kw", [("hfftn", {}), ("hfftn", {"s": (4, 7)}),
+                                   ("hfft2", {"norm": "ortho"}), ("hfftn", {"dim": (0, 2)}),
+                                   ("ihfftn", {}),
+                                   ("ihfft2", {"norm": "forward"}),
+                                   ("ihfftn", {"s": (2, 5), "dim": (1, 2)})])
+def test_hermitian_n_dim_transforms_match_torch(fn: str, kw: dict) -> None:
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((3, 4, 6))
+    if fn.startswith("h"):
+        a = a + 1j * rng.standard_normal((3, 4, 6))
+    lx, tx = lucid.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    lo, to = getattr(F, fn)(lx, **kw), getattr(torch.fft, fn)(tx, **kw)
+    np.testing.assert_allclose(lo.detach().numpy(), to.detach().numpy(), rtol=1e-10, atol=1e-12)
+    w = rng.standard_normal(tuple(to.shape))
+    (lo * lucid.tensor(w)).abs().sum().backward()
+    (to * torch.tensor(w)).abs().sum().backward()
+    np.testing.assert_allclose(lx.grad.numpy(), tx.grad.numpy(), rtol=1e-8, atol=1e-10)

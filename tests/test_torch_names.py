@@ -223,3 +223,21 @@ def test_switches_and_rng_fork() -> None:
         assert lucid.get_default_dtype() is lucid.float64
     finally:
         lucid.set_default_dtype(before)
+
+
+def test_binomial_and_older_norms(torch: Any) -> None:
+    lucid.manual_seed(0)
+    draws = lucid.binomial(lucid.full((20000,), 10.0), lucid.full((20000,), 0.3)).numpy()
+    assert abs(draws.mean() - 3.0) < 0.05 and abs(draws.var() - 2.1) < 0.1
+    assert set(np.unique(draws)) <= set(range(11))
+    with pytest.raises(RuntimeError, match="floating-point dtypes for count"):
+        lucid.binomial(lucid.ones(2, dtype=lucid.int64), lucid.ones(2))
+    x = np.random.default_rng(0).standard_normal((2, 3, 4))
+    for args in (([1, 2],), ([0], True)):
+        np.testing.assert_allclose(lucid.frobenius_norm(lucid.tensor(x), *args).numpy(),
+                                   torch.frobenius_norm(torch.tensor(x), *args).numpy(),
+                                   rtol=1e-12)
+    for args in ((), (True,), ([0, 2], True)):
+        np.testing.assert_allclose(lucid.nuclear_norm(lucid.tensor(x), *args).numpy(),
+                                   torch.nuclear_norm(torch.tensor(x), *args).numpy(),
+                                   rtol=1e-10)

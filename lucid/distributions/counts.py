@@ -34,7 +34,7 @@ from .utils import (
     probs_to_logits,
 )
 
-__all__ = ["Binomial", "Geometric", "Multinomial", "NegativeBinomial"]
+__all__ = ["Binomial", "Geometric", "Multinomial", "NegativeBinomial", "binomial"]
 
 
 def _binomial_draw(total_count: Tensor, probs: Tensor) -> Tensor:
@@ -58,6 +58,21 @@ def _binomial_draw(total_count: Tensor, probs: Tensor) -> Tensor:
         p_below = p / _ops.where(y > 0, y, 1.0)
         n = _ops.where(active, _ops.where(below, n - a, a - 1), 0.0)
         p = _ops.where(below, p_above, p_below).clamp(min=0.0, max=1.0)
+
+
+def binomial(count: Tensor, prob: Tensor, generator: Any = None) -> Tensor:
+    """Binomial draws with ``count`` trials and success probability ``prob`` (same shape),
+    in ``count``'s float dtype (``torch.binomial``); no gradient.
+
+    Example::
+
+        lucid.binomial(lucid.full((3,), 10.0), lucid.full((3,), 0.5))
+    """
+    if not count.dtype.is_floating_point:
+        raise RuntimeError(f"binomial only supports floating-point dtypes for count, got: "
+                           f"{_dtype.torch_name(count.dtype)}")
+    count, prob = _ops.broadcast_tensors(count, prob.to(count.dtype))
+    return _binomial_draw(count, prob)
 
 
 class _TotalCountProbsLogits(Distribution):

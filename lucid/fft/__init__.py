@@ -20,11 +20,15 @@ from ..ops.spectral import (
     fftn,
     fftshift,
     hfft,
+    hfft2,
+    hfftn,
     ifft,
     ifft2,
     ifftn,
     ifftshift,
     ihfft,
+    ihfft2,
+    ihfftn,
     irfft,
     irfft2,
     irfftn,
@@ -35,6 +39,7 @@ from ..ops.spectral import (
 )
 
 __all__ = [
-    "fft", "fft2", "fftfreq", "fftn", "fftshift", "hfft", "ifft", "ifft2", "ifftn", "ifftshift",
-    "ihfft", "irfft", "irfft2", "irfftn", "rfft", "rfft2", "rfftfreq", "rfftn",
+    "fft", "fft2", "fftfreq", "fftn", "fftshift", "hfft", "hfft2", "hfftn", "ifft", "ifft2",
+    "ifftn", "ifftshift", "ihfft", "ihfft2", "ihfftn", "irfft", "irfft2", "irfftn", "rfft",
+    "rfft2", "rfftfreq", "rfftn",
 ]

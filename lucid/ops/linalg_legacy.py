@@ -20,11 +20,13 @@ from .linalg_base import check_matrix
 from .linalg_lu import lu_factor_ex, permutation_matrices
 from .linalg_lu import lu_solve as _linalg_lu_solve
 from .linalg_matrix_exp import matrix_exp
+from .linalg_norm import matrix_norm
 from .linalg_structured import householder_product
+from .reduce import norm
 from .triangular import solve_triangular
 
-__all__ = ["cholesky_inverse", "cholesky_solve", "lu", "lu_solve", "lu_unpack", "matrix_exp",
-           "orgqr", "triangular_solve"]
+__all__ = ["cholesky_inverse", "cholesky_solve", "frobenius_norm", "lu", "lu_solve", "lu_unpack",
+           "matrix_exp", "nuclear_norm", "orgqr", "triangular_solve"]
 
 lu_unpack_result = namedtuple("lu_unpack", ["P", "L", "U"])
 triangular_solve_result = namedtuple("triangular_solve", ["solution", "cloned_coefficient"])
@@ -106,3 +108,16 @@ def orgqr(input: Tensor, tau: Tensor) -> Tensor:
     (``torch.orgqr``)."""
     return householder_product(input, tau)
 
+
+
+def frobenius_norm(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
+    """The Frobenius (2-)norm over ``dim`` (torch's older ``frobenius_norm``)."""
+    return norm(input, 2, dim if isinstance(dim, (tuple, list)) else (dim,), keepdim)
+
+
+def nuclear_norm(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    """The nuclear norm (sum of singular values) of the matrices over ``dim`` (the last two
+    when None): torch's older ``nuclear_norm``, ``linalg.matrix_norm(ord="nuc")``."""
+    if isinstance(dim, bool):  # nuclear_norm(input, keepdim)
+        dim, keepdim = None, dim
+    return matrix_norm(input, "nuc", (-2, -1) if dim is None else tuple(dim), keepdim)

@@ -25,7 +25,8 @@ from .movement import roll
 
 __all__ = [
     "fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "rfft2", "irfft2", "fftn",
-    "ifftn", "rfftn", "irfftn", "fftfreq", "rfftfreq", "fftshift", "ifftshift",
+    "ifftn", "rfftn", "irfftn", "fftfreq", "rfftfreq", "fftshift", "ifftshift", "hfft2", "hfftn",
+    "ihfft2", "ihfftn",
 ]
 
 _DUAL = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
@@ -337,6 +338,47 @@ def irfft2(input: Tensor, s: Any = None, dim: Any = (-2, -1), norm: str | None =
         lucid.fft.irfft2(lucid.fft.rfft2(x), s=x.shape[-2:])      # x
     """
     return irfftn(input, s, dim, norm)
+
+
+def hfftn(input: Tensor, s: Any = None, dim: Any = None, norm: str | None = None) -> Tensor:
+    """The N-D FFT of a Hermitian-symmetric signal given by its half along the last
+    transformed dim: a real result (the last output size ``2 * (m - 1)`` unless ``s`` says).
+
+    Example::
+
+        lucid.fft.hfftn(lucid.fft.ihfftn(x), s=x.shape)      # x
+    """
+    sizes, axes = _many(input, s, dim)
+    if not axes:
+        raise RuntimeError("hfftn must transform at least one axis")
+    x = _prepare(input, "hfftn")
+    last = None if s is None else sizes[-1]
+    return _c2r(conj(x), sizes[:-1], axes, _DUAL[_norm(norm)], last)
+
+
+def ihfftn(input: Tensor, s: Any = None, dim: Any = None, norm: str | None = None) -> Tensor:
+    """The inverse of ``hfftn``: the half spectrum of the N-D inverse FFT of a real signal.
+
+    Example::
+
+        lucid.fft.ihfftn(lucid.ones(2, 4)).shape      # (2, 3)
+    """
+    sizes, axes = _many(input, s, dim)
+    if not axes:
+        raise RuntimeError("ihfftn must transform at least one axis")
+    x = _prepare(input, "ihfftn", real_only=True)
+    return conj(FFT.apply(x, "r2c", sizes, axes, _DUAL[_norm(norm)], False))
+
+
+def hfft2(input: Tensor, s: Any = None, dim: Any = (-2, -1), norm: str | None = None) -> Tensor:
+    """``hfftn`` over two dims."""
+    return hfftn(input, s, dim, norm)
+
+
+def ihfft2(input: Tensor, s: Any = None, dim: Any = (-2, -1), norm: str | None = None
+           ) -> Tensor:
+    """``ihfftn`` over two dims."""
+    return ihfftn(input, s, dim, norm)
 
 
 # ---- frequencies and shifts --------------------------------------------------------------------
