@@ -88,6 +88,16 @@ def _reentrant(first: list, second: list, nondet_tol: float) -> None:
                 f"{nondet_tol}.")
 
 
+def _checked_vjp(out: Tensor, diff: list[Tensor], v: np.ndarray, check_grad_dtypes: bool,
+                 nondet_tol: float) -> list[np.ndarray | None]:
+    """``_vjp`` with the cotangent ``v``, run twice: the two results must agree within
+    ``nondet_tol``."""
+    go = _array_like(out, v)
+    first = _vjp(out, diff, go, check_grad_dtypes, True)
+    _reentrant(first, _vjp(out, diff, go, check_grad_dtypes, False), nondet_tol)
+    return first
+
+
 def _analytic_jacobian(fn: Callable[..., Any], inputs: tuple, diff_idx: list[int], k: int,
                        n_out: int, nondet_tol: float, check_grad_dtypes: bool
                        ) -> list[np.ndarray]:
@@ -101,9 +111,7 @@ def _analytic_jacobian(fn: Callable[..., Any], inputs: tuple, diff_idx: list[int
         out_j = _outputs(fn, inputs)[k]
         if not out_j.requires_grad:
             break
-        go = _array_like(out_j, onehot)
-        first = _vjp(out_j, diff, go, check_grad_dtypes, True)
-        _reentrant(first, _vjp(out_j, diff, go, check_grad_dtypes, False), nondet_tol)
+        first = _checked_vjp(out_j, diff, onehot, check_grad_dtypes, nondet_tol)
         for a, g in zip(jac, first):
             if g is not None:
                 a[:, j] = g
@@ -183,9 +191,7 @@ def _fast(fn: Callable[..., Any], inputs: tuple, diff_idx: list[int], eps: float
         out = _outputs(fn, inputs)[k]
         if not out.requires_grad:
             continue
-        go = _array_like(out, v)
-        first = _vjp(out, diff, go, check_grad_dtypes, True)
-        _reentrant(first, _vjp(out, diff, go, check_grad_dtypes, False), nondet_tol)
+        first = _checked_vjp(out, diff, v, check_grad_dtypes, nondet_tol)
         for pos, (g, u) in enumerate(zip(first, all_u)):
             analytic[pos, k] = 0.0 if g is None else float(g @ u)
     for pos, i in enumerate(diff_idx):
@@ -291,6 +297,20 @@ def _run_checks(func: Callable[..., Any], inputs: tuple, eps: float, atol: float
     return True
 
 
+def _as_tuple(x: Any) -> tuple:
+    return tuple(x) if isinstance(x, (tuple, list)) else (x,)
+
+
+def _check_one_of(name: str, flag: bool, other_name: str, other: bool) -> None:
+    if not (flag or other):
+        raise AssertionError(f"Expected at least one of {name} or {other_name} to be True")
+
+
+def _check_requires(name: str, flag: bool, needed_name: str, needed: bool) -> None:
+    if flag and not needed:
+        raise AssertionError(f"Setting {name}=True requires {needed_name} to be True")
+
+
 def gradcheck(func: Callable[..., Any], inputs: Any, *, eps: float = 1e-6, atol: float = 1e-5,
               rtol: float = 1e-3, raise_exception: bool = True, nondet_tol: float = 0.0,
               check_undefined_grad: bool = True, check_grad_dtypes: bool = False,
@@ -321,18 +341,14 @@ def gradcheck(func: Callable[..., Any], inputs: Any, *, eps: float = 1e-6, atol:
         lucid.autograd.gradcheck(lambda t: (t * t).sum(), (x,))
         lucid.autograd.gradcheck(lambda t: t.sin(), (x,), fast_mode=True)
     """
-    if not (check_forward_ad or check_backward_ad):
-        raise AssertionError("Expected at least one of check_forward_ad or check_backward_ad "
-                             "to be True")
-    if check_batched_grad and not check_backward_ad:
-        raise AssertionError("Setting check_batched_grad=True requires check_backward_ad to be "
-                             "True")
-    if check_batched_forward_grad and not check_forward_ad:
-        raise AssertionError("Setting check_batched_forward_grad=True requires "
-                             "check_forward_ad to be True")
+    _check_one_of("check_forward_ad", check_forward_ad, "check_backward_ad", check_backward_ad)
+    _check_requires("check_batched_grad", check_batched_grad, "check_backward_ad",
+                    check_backward_ad)
+    _check_requires("check_batched_forward_grad", check_batched_forward_grad,
+                    "check_forward_ad", check_forward_ad)
     if check_forward_ad:
         raise NotImplementedError(_NO_FORWARD_AD.format("check_forward_ad"))
-    inputs = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
+    inputs = _as_tuple(inputs)
     try:
         return _run_checks(func, inputs, eps, atol, rtol, nondet_tol, check_undefined_grad,
                            check_grad_dtypes, check_batched_grad, fast_mode)
@@ -362,18 +378,15 @@ def gradgradcheck(func: Callable[..., Any], inputs: Any, grad_outputs: Any = Non
         x = lucid.randn(3, dtype=lucid.float64, requires_grad=True)
         lucid.autograd.gradgradcheck(lambda t: (t.sin() * t).sum(), (x,))
     """
-    if not (check_fwd_over_rev or check_rev_over_rev):
-        raise AssertionError("Expected at least one of check_fwd_over_rev or "
-                             "check_rev_over_rev to be True")
-    if check_undefined_grad and not check_rev_over_rev:
-        raise AssertionError("Setting check_undefined_grad=True requires check_rev_over_rev "
-                             "to be True")
-    if check_batched_grad and not check_rev_over_rev:
-        raise AssertionError("Setting check_batched_grad=True requires check_rev_over_rev to "
-                             "be True")
+    _check_one_of("check_fwd_over_rev", check_fwd_over_rev, "check_rev_over_rev",
+                  check_rev_over_rev)
+    _check_requires("check_undefined_grad", check_undefined_grad, "check_rev_over_rev",
+                    check_rev_over_rev)
+    _check_requires("check_batched_grad", check_batched_grad, "check_rev_over_rev",
+                    check_rev_over_rev)
     if check_fwd_over_rev:
         raise NotImplementedError(_NO_FORWARD_AD.format("check_fwd_over_rev"))
-    inputs = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
+    inputs = _as_tuple(inputs)
     n_in = len(inputs)
     diff = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
     if grad_outputs is None:
@@ -384,8 +397,7 @@ def gradgradcheck(func: Callable[..., Any], inputs: Any, grad_outputs: Any = Non
             _make(o._be.from_numpy(rng.standard_normal(tuple(o.shape)).astype(o.dtype.np)),
                   o._be, True, None) for o in outs)
     else:
-        grad_outputs = tuple(grad_outputs) if isinstance(grad_outputs, (tuple, list)) \
-            else (grad_outputs,)
+        grad_outputs = _as_tuple(grad_outputs)
 
     def first_order(*args: Any) -> tuple[Tensor, ...]:
         ins, gos = args[:n_in], args[n_in:]

@@ -22,16 +22,21 @@ from ..ops import special as _special
 from ..ops.random_gamma import poisson as _poisson
 from ..ops.random_gamma import standard_gamma
 from . import constraints
-from .discrete import Categorical, _bce_with_logits
-from .distribution import Distribution, _expand_params, _expand_probs_logits, _one_of
+from .discrete import _bce_with_logits, _OverCategorical
+from .distribution import (
+    Distribution,
+    _BinaryOdds,
+    _BinaryProbsLogits,
+    _expand_params,
+    _expand_probs_logits,
+    _one_of,
+)
 from .gamma_family import Gamma
 from .utils import (
     _size,
     broadcast_all,
     finfo,
     lazy_property,
-    logits_to_probs,
-    probs_to_logits,
 )
 
 __all__ = ["Binomial", "Geometric", "Multinomial", "NegativeBinomial", "binomial"]
@@ -75,7 +80,7 @@ def binomial(count: Tensor, prob: Tensor, generator: Any = None) -> Tensor:
     return _binomial_draw(count, prob)
 
 
-class _TotalCountProbsLogits(Distribution):
+class _TotalCountProbsLogits(_BinaryProbsLogits, Distribution):
     """``total_count`` broadcast with one of ``probs`` / ``logits``; the other is derived on
     first use."""
 
@@ -92,21 +97,6 @@ class _TotalCountProbsLogits(Distribution):
         new = _expand_probs_logits(self, cls, batch_shape, _instance)
         new.total_count = self.total_count.expand(tuple(_size(batch_shape)))
         return new
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        """Log-odds of a success."""
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        """Probability of a success."""
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self) -> Size:
-        """The shape of the parameter tensor."""
-        return Size(tuple(self._param.shape))
 
 
 def _clamp_by_zero(x: Tensor) -> Tensor:
@@ -241,7 +231,7 @@ class NegativeBinomial(_TotalCountProbsLogits):
         return log_unnormalized_prob - log_normalization
 
 
-class Geometric(Distribution):
+class Geometric(_BinaryOdds, Distribution):
     """The geometric distribution: failures before the first success in Bernoulli trials
     with success probability ``probs`` (in (0, 1]) or ``sigmoid(logits)``.
 
@@ -286,16 +276,6 @@ class Geometric(Distribution):
     def variance(self) -> Tensor:
         return (1.0 / self.probs - 1.0) / self.probs
 
-    @lazy_property
-    def logits(self) -> Tensor:
-        """Log-odds of a success."""
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        """Probability of a success."""
-        return logits_to_probs(self.logits, is_binary=True)
-
     def sample(self, sample_shape: Any = Size()) -> Tensor:
         shape = self._extended_shape(sample_shape)
         tiny = float(finfo(self.probs.dtype).tiny)
@@ -315,7 +295,7 @@ class Geometric(Distribution):
         return _bce_with_logits(self.logits, self.probs) / self.probs
 
 
-class Multinomial(Distribution):
+class Multinomial(_OverCategorical, Distribution):
     """The multinomial distribution: counts per category in ``total_count`` draws from
     ``probs`` (normalised along the last dim) or ``logits``. ``log_prob`` accepts any
     total; ``sample`` uses the shared ``total_count``.
@@ -334,20 +314,14 @@ class Multinomial(Distribution):
         if not isinstance(total_count, int):
             raise NotImplementedError("inhomogeneous total_count is not supported")
         self.total_count = total_count
-        self._categorical = Categorical(probs=probs, logits=logits)
+        batch_shape, event_shape = self._set_categorical(probs, logits)
         self._binomial = Binomial(total_count=total_count, probs=self.probs)
-        batch_shape = self._categorical.batch_shape
-        event_shape = tuple(self._categorical.param_shape[-1:])
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Multinomial:
-        new = self._get_checked_instance(Multinomial, _instance)
-        batch_shape = _size(batch_shape)
+        new = self._expand_categorical(Multinomial, batch_shape, _instance)
         new.total_count = self.total_count
-        new._categorical = self._categorical.expand(batch_shape)
         new._binomial = Binomial(total_count=self.total_count, probs=new.probs)
-        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
         return new
 
     @constraints.dependent_property(is_discrete=True, event_dim=1)
@@ -361,21 +335,6 @@ class Multinomial(Distribution):
     @property
     def variance(self) -> Tensor:
         return self.total_count * self.probs * (1 - self.probs)
-
-    @property
-    def logits(self) -> Tensor:
-        """Normalised log-probabilities."""
-        return self._categorical.logits
-
-    @property
-    def probs(self) -> Tensor:
-        """Normalised probabilities."""
-        return self._categorical.probs
-
-    @property
-    def param_shape(self) -> Size:
-        """The shape of the parameter tensor."""
-        return self._categorical.param_shape
 
     def sample(self, sample_shape: Any = Size()) -> Tensor:
         sample_shape = _size(sample_shape)

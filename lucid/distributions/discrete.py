@@ -207,7 +207,46 @@ class Categorical(Distribution):
         return values.expand((-1,) + tuple(self._batch_shape)) if expand else values
 
 
-class OneHotCategorical(Distribution):
+class _OverCategorical:
+    """A distribution over the ``K`` events of a wrapped ``Categorical`` (``_categorical``):
+    its ``probs``, ``logits``, ``param_shape`` and batch shape are the categorical's, its
+    event shape ``(K,)``."""
+
+    _categorical: Categorical
+
+    def _set_categorical(self, probs: Tensor | None, logits: Tensor | None
+                         ) -> tuple[Size, tuple[int, ...]]:
+        """Wrap ``Categorical(probs, logits)``; return the batch and event shapes."""
+        self._categorical = Categorical(probs, logits)
+        return self._categorical.batch_shape, tuple(self._categorical.param_shape[-1:])
+
+    def _expand_categorical(self, cls: type, batch_shape: Any, _instance: Any) -> Any:
+        """``expand``'s checked new instance holding the expanded categorical."""
+        new = self._get_checked_instance(cls, _instance)  # type: ignore[attr-defined]
+        batch_shape = _size(batch_shape)
+        new._categorical = self._categorical.expand(batch_shape)
+        Distribution.__init__(new, batch_shape, self.event_shape,  # type: ignore[attr-defined]
+                              validate_args=False)
+        new._validate_args = self._validate_args  # type: ignore[attr-defined]
+        return new
+
+    @property
+    def logits(self) -> Tensor:
+        """Normalised log-probabilities."""
+        return self._categorical.logits
+
+    @property
+    def probs(self) -> Tensor:
+        """Normalised probabilities."""
+        return self._categorical.probs
+
+    @property
+    def param_shape(self) -> Size:
+        """The shape of the parameter tensor."""
+        return self._categorical.param_shape
+
+
+class OneHotCategorical(_OverCategorical, Distribution):
     """A categorical distribution whose samples are one-hot vectors of length ``K``.
 
     Example::
@@ -223,32 +262,15 @@ class OneHotCategorical(Distribution):
 
     def __init__(self, probs: Tensor | None = None, logits: Tensor | None = None,
                  validate_args: bool | None = None) -> None:
-        self._categorical = Categorical(probs, logits)
-        batch_shape = self._categorical.batch_shape
-        event_shape = tuple(self._categorical.param_shape[-1:])
+        batch_shape, event_shape = self._set_categorical(probs, logits)
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> OneHotCategorical:
-        new = self._get_checked_instance(OneHotCategorical, _instance)
-        batch_shape = _size(batch_shape)
-        new._categorical = self._categorical.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_categorical(OneHotCategorical, batch_shape, _instance)
 
     @property
     def _param(self) -> Tensor:
         return self._categorical._param
-
-    @property
-    def probs(self) -> Tensor:
-        """Normalised probabilities."""
-        return self._categorical.probs
-
-    @property
-    def logits(self) -> Tensor:
-        """Normalised log-probabilities."""
-        return self._categorical.logits
 
     @property
     def mean(self) -> Tensor:
@@ -263,11 +285,6 @@ class OneHotCategorical(Distribution):
     def variance(self) -> Tensor:
         p = self._categorical.probs
         return p * (1 - p)
-
-    @property
-    def param_shape(self) -> Size:
-        """The shape of the parameter tensor."""
-        return self._categorical.param_shape
 
     def _one_hot(self, idx: Tensor, dtype: Any) -> Tensor:
         k = self._categorical._num_events

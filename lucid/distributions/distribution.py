@@ -257,19 +257,9 @@ def _expand_probs_logits(self: Distribution, cls: type, batch_shape: Any, _insta
     return new
 
 
-class _BinaryProbsLogits:
-    """The ``probs`` / ``logits`` pair of a two-outcome distribution: one is given, the other
-    is derived on first use."""
-
-    _param: Tensor
-
-    def _set_probs_or_logits(self, probs: Any, logits: Any) -> Size:
-        """Store the given one of ``probs`` / ``logits`` as a tensor; return the batch shape."""
-        _one_of(probs, logits)
-        name, value = ("probs", probs) if probs is not None else ("logits", logits)
-        (self._param,) = broadcast_all(value)
-        setattr(self, name, self._param)
-        return _batch_shape_of(self._param, value)
+class _BinaryOdds:
+    """The ``probs`` / ``logits`` pair of a two-outcome distribution, each derived from the
+    other on first use."""
 
     @lazy_property
     def logits(self) -> Tensor:
@@ -280,6 +270,21 @@ class _BinaryProbsLogits:
     def probs(self) -> Tensor:
         """Probability of a 1."""
         return logits_to_probs(self.logits, is_binary=True)
+
+
+class _BinaryProbsLogits(_BinaryOdds):
+    """The ``probs`` / ``logits`` pair of a two-outcome distribution: one is given (held as
+    ``_param``), the other is derived on first use."""
+
+    _param: Tensor
+
+    def _set_probs_or_logits(self, probs: Any, logits: Any) -> Size:
+        """Store the given one of ``probs`` / ``logits`` as a tensor; return the batch shape."""
+        _one_of(probs, logits)
+        name, value = ("probs", probs) if probs is not None else ("logits", logits)
+        (self._param,) = broadcast_all(value)
+        setattr(self, name, self._param)
+        return _batch_shape_of(self._param, value)
 
     @property
     def param_shape(self) -> Size:

@@ -125,6 +125,12 @@ def _mask(t: Tensor, cond: Tensor, value: float) -> Tensor:
     return _ops.where(cond, value, t)
 
 
+def _check_event_shapes(p: Distribution, q: Distribution, families: str) -> None:
+    if tuple(p.event_shape) != tuple(q.event_shape):
+        raise ValueError(f"KL-divergence between two {families} with different event shapes "
+                         "cannot be computed")
+
+
 @register_kl(Bernoulli, Bernoulli)
 def _kl_bernoulli_bernoulli(p: Bernoulli, q: Bernoulli) -> Tensor:
     t1 = p.probs * (_act.softplus(-q.logits) - _act.softplus(-p.logits))
@@ -220,9 +226,7 @@ def _kl_uniform_uniform(p: Uniform, q: Uniform) -> Tensor:
 @register_kl(MultivariateNormal, MultivariateNormal)
 def _kl_multivariatenormal_multivariatenormal(p: MultivariateNormal, q: MultivariateNormal
                                               ) -> Tensor:
-    if tuple(p.event_shape) != tuple(q.event_shape):
-        raise ValueError("KL-divergence between two Multivariate Normals with different event "
-                         "shapes cannot be computed")
+    _check_event_shapes(p, q, "Multivariate Normals")
     pL, qL = p._unbroadcasted_scale_tril, q._unbroadcasted_scale_tril
     half_term1 = (_ops.diagonal(qL, 0, -2, -1).log().sum(-1)
                   - _ops.diagonal(pL, 0, -2, -1).log().sum(-1))
@@ -315,9 +319,7 @@ def _kl_halfnormal_halfnormal(p: HalfNormal, q: HalfNormal) -> Tensor:
 @register_kl(LowRankMultivariateNormal, LowRankMultivariateNormal)
 def _kl_lowrankmultivariatenormal_lowrankmultivariatenormal(
         p: LowRankMultivariateNormal, q: LowRankMultivariateNormal) -> Tensor:
-    if tuple(p.event_shape) != tuple(q.event_shape):
-        raise ValueError("KL-divergence between two Low Rank Multivariate Normals with "
-                         "different event shapes cannot be computed")
+    _check_event_shapes(p, q, "Low Rank Multivariate Normals")
     pW, pD = p._unbroadcasted_cov_factor, p._unbroadcasted_cov_diag
     qW, qD = q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag
     term1 = (_batch_lowrank_logdet(qW, qD, q._capacitance_tril)

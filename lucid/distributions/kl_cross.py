@@ -17,7 +17,7 @@ from .discrete import Bernoulli, Poisson
 from .extreme_value import Gumbel
 from .gamma_family import Beta, Gamma, _xlogy
 from .heavy_tailed import Pareto
-from .kl import register_kl
+from .kl import _check_event_shapes, register_kl
 from .lowrank_multivariate_normal import (
     LowRankMultivariateNormal,
     _batch_lowrank_logdet,
@@ -52,9 +52,7 @@ def _half_log_det(L: Tensor) -> Tensor:
 @register_kl(MultivariateNormal, LowRankMultivariateNormal)
 def _kl_multivariatenormal_lowrankmultivariatenormal(
         p: MultivariateNormal, q: LowRankMultivariateNormal) -> Tensor:
-    if tuple(p.event_shape) != tuple(q.event_shape):
-        raise ValueError("KL-divergence between two (Low Rank) Multivariate Normals with "
-                         "different event shapes cannot be computed")
+    _check_event_shapes(p, q, "(Low Rank) Multivariate Normals")
     qW, qD, pL = q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag, \
         p._unbroadcasted_scale_tril
     term1 = _batch_lowrank_logdet(qW, qD, q._capacitance_tril) - 2 * _half_log_det(pL)
@@ -68,9 +66,7 @@ def _kl_multivariatenormal_lowrankmultivariatenormal(
 @register_kl(LowRankMultivariateNormal, MultivariateNormal)
 def _kl_lowrankmultivariatenormal_multivariatenormal(
         p: LowRankMultivariateNormal, q: MultivariateNormal) -> Tensor:
-    if tuple(p.event_shape) != tuple(q.event_shape):
-        raise ValueError("KL-divergence between two (Low Rank) Multivariate Normals with "
-                         "different event shapes cannot be computed")
+    _check_event_shapes(p, q, "(Low Rank) Multivariate Normals")
     pW, pD, qL = p._unbroadcasted_cov_factor, p._unbroadcasted_cov_diag, \
         q._unbroadcasted_scale_tril
     term1 = 2 * _half_log_det(qL) - _batch_lowrank_logdet(pW, pD, p._capacitance_tril)

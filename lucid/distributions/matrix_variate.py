@@ -20,8 +20,8 @@ from ..special import multigammaln
 from . import constraints
 from .distribution import Distribution, ExponentialFamily
 from .gamma_family import Beta, Chi2
-from .multivariate_normal import _cholesky_inverse, _precision_to_scale_tril
-from .utils import _size, broadcast_all, finfo, lazy_property
+from .multivariate_normal import _precision_to_scale_tril, _ScaleTrilMatrices
+from .utils import _size, broadcast_all, finfo
 
 __all__ = ["LKJCholesky", "Wishart"]
 
@@ -46,7 +46,7 @@ def _trace_solve(L: Tensor, V: Tensor) -> Tensor:
     return _ops.diagonal(B, 0, -2, -1).sum(-1)
 
 
-class Wishart(ExponentialFamily):
+class Wishart(_ScaleTrilMatrices, ExponentialFamily):
     """The Wishart distribution over positive-definite matrices with ``df`` degrees of
     freedom and exactly one of ``covariance_matrix``, ``precision_matrix`` or
     ``scale_tril``.
@@ -130,22 +130,6 @@ class Wishart(ExponentialFamily):
 
     def _matrix_shape(self) -> tuple[int, ...]:
         return tuple(self._batch_shape) + tuple(self._event_shape)
-
-    @lazy_property
-    def scale_tril(self) -> Tensor:
-        """The lower-triangular Cholesky factor of the scale matrix."""
-        return self._unbroadcasted_scale_tril.expand(self._matrix_shape())
-
-    @lazy_property
-    def covariance_matrix(self) -> Tensor:
-        """The scale matrix."""
-        L = self._unbroadcasted_scale_tril
-        return _matmul(L, L.mT).expand(self._matrix_shape())
-
-    @lazy_property
-    def precision_matrix(self) -> Tensor:
-        """The inverse of the scale matrix."""
-        return _cholesky_inverse(self._unbroadcasted_scale_tril).expand(self._matrix_shape())
 
     def _df_matrix(self) -> Tensor:
         return self.df.reshape(tuple(self._batch_shape) + (1, 1))

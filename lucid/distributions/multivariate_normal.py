@@ -62,7 +62,34 @@ def _cholesky_inverse(L: Tensor) -> Tensor:
     return _matmul(L_inv.mT, L_inv)
 
 
-class MultivariateNormal(Distribution):
+class _ScaleTrilMatrices:
+    """The matrix parameter ``L L^T`` of a distribution held by its lower Cholesky factor
+    ``L`` (``_unbroadcasted_scale_tril``), in its three forms, each expanded to the
+    distribution's ``_matrix_shape()``."""
+
+    _unbroadcasted_scale_tril: Tensor
+
+    def _matrix_shape(self) -> tuple[int, ...]:
+        raise NotImplementedError
+
+    @lazy_property
+    def scale_tril(self) -> Tensor:
+        """The lower-triangular Cholesky factor ``L`` of the matrix parameter."""
+        return self._unbroadcasted_scale_tril.expand(self._matrix_shape())
+
+    @lazy_property
+    def covariance_matrix(self) -> Tensor:
+        """The matrix parameter ``L L^T`` (a Wishart's scale matrix)."""
+        L = self._unbroadcasted_scale_tril
+        return _matmul(L, L.mT).expand(self._matrix_shape())
+
+    @lazy_property
+    def precision_matrix(self) -> Tensor:
+        """The inverse of the matrix parameter ``L L^T``."""
+        return _cholesky_inverse(self._unbroadcasted_scale_tril).expand(self._matrix_shape())
+
+
+class MultivariateNormal(_ScaleTrilMatrices, Distribution):
     """A multivariate normal distribution with mean ``loc`` and exactly one of
     ``covariance_matrix``, ``precision_matrix`` or ``scale_tril`` (lower triangular, positive
     diagonal).
@@ -125,22 +152,6 @@ class MultivariateNormal(Distribution):
 
     def _matrix_shape(self) -> tuple[int, ...]:
         return tuple(self._batch_shape) + tuple(self._event_shape) * 2
-
-    @lazy_property
-    def scale_tril(self) -> Tensor:
-        """The lower-triangular Cholesky factor of the covariance."""
-        return self._unbroadcasted_scale_tril.expand(self._matrix_shape())
-
-    @lazy_property
-    def covariance_matrix(self) -> Tensor:
-        """The covariance matrix."""
-        L = self._unbroadcasted_scale_tril
-        return _matmul(L, L.mT).expand(self._matrix_shape())
-
-    @lazy_property
-    def precision_matrix(self) -> Tensor:
-        """The inverse of the covariance matrix."""
-        return _cholesky_inverse(self._unbroadcasted_scale_tril).expand(self._matrix_shape())
 
     @property
     def mean(self) -> Tensor:

@@ -10,16 +10,16 @@ from .. import ops as _ops
 from .._tensor import Size, Tensor
 from ..ops import special as _special
 from . import constraints
-from .discrete import Categorical
+from .discrete import _OverCategorical
 from .distribution import Distribution
-from .transformed import TransformedDistribution
+from .transformed import _Relaxed
 from .transforms_elementwise import ExpTransform
-from .utils import _size, broadcast_all, clamp_probs
+from .utils import broadcast_all, clamp_probs
 
 __all__ = ["ExpRelaxedCategorical", "RelaxedOneHotCategorical"]
 
 
-class ExpRelaxedCategorical(Distribution):
+class ExpRelaxedCategorical(_OverCategorical, Distribution):
     """The log of a point on the simplex drawn from a relaxed one-hot categorical with
     ``temperature`` and ``probs`` or ``logits``: ``log_softmax((logits + G) / temperature)``
     with ``G`` standard Gumbel noise.
@@ -36,35 +36,14 @@ class ExpRelaxedCategorical(Distribution):
 
     def __init__(self, temperature: Tensor, probs: Tensor | None = None,
                  logits: Tensor | None = None, validate_args: bool | None = None) -> None:
-        self._categorical = Categorical(probs, logits)
+        batch_shape, event_shape = self._set_categorical(probs, logits)
         self.temperature = temperature
-        batch_shape = self._categorical.batch_shape
-        event_shape = tuple(self._categorical.param_shape[-1:])
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> ExpRelaxedCategorical:
-        new = self._get_checked_instance(ExpRelaxedCategorical, _instance)
-        batch_shape = _size(batch_shape)
+        new = self._expand_categorical(ExpRelaxedCategorical, batch_shape, _instance)
         new.temperature = self.temperature
-        new._categorical = self._categorical.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
         return new
-
-    @property
-    def param_shape(self) -> Size:
-        """The shape of the parameter tensor."""
-        return self._categorical.param_shape
-
-    @property
-    def logits(self) -> Tensor:
-        """Normalised log-probabilities."""
-        return self._categorical.logits
-
-    @property
-    def probs(self) -> Tensor:
-        """Normalised probabilities."""
-        return self._categorical.probs
 
     def rsample(self, sample_shape: Any = Size()) -> Tensor:
         shape = self._extended_shape(sample_shape)
@@ -88,7 +67,7 @@ class ExpRelaxedCategorical(Distribution):
         return score + log_scale
 
 
-class RelaxedOneHotCategorical(TransformedDistribution):
+class RelaxedOneHotCategorical(_Relaxed):
     """The relaxed one-hot categorical (Concrete / Gumbel-softmax) distribution on the
     simplex, with ``temperature`` and ``probs`` or ``logits``; reparameterisable.
 
@@ -112,18 +91,3 @@ class RelaxedOneHotCategorical(TransformedDistribution):
     def expand(self, batch_shape: Any, _instance: Any = None) -> RelaxedOneHotCategorical:
         new = self._get_checked_instance(RelaxedOneHotCategorical, _instance)
         return super().expand(batch_shape, _instance=new)  # type: ignore[return-value]
-
-    @property
-    def temperature(self) -> Tensor:
-        """The relaxation temperature."""
-        return self.base_dist.temperature
-
-    @property
-    def logits(self) -> Tensor:
-        """Normalised log-probabilities."""
-        return self.base_dist.logits
-
-    @property
-    def probs(self) -> Tensor:
-        """Normalised probabilities."""
-        return self.base_dist.probs

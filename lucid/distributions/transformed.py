@@ -150,6 +150,26 @@ class TransformedDistribution(Distribution):
         return value
 
 
+class _Relaxed(TransformedDistribution):
+    """A relaxed discrete distribution: a transform of a base distribution that holds the
+    ``temperature`` and the ``probs`` / ``logits`` of the discrete one."""
+
+    @property
+    def temperature(self) -> Tensor:
+        """The relaxation temperature."""
+        return self.base_dist.temperature
+
+    @property
+    def logits(self) -> Tensor:
+        """The logits of the underlying discrete distribution."""
+        return self.base_dist.logits
+
+    @property
+    def probs(self) -> Tensor:
+        """The probabilities of the underlying discrete distribution."""
+        return self.base_dist.probs
+
+
 class LogNormal(TransformedDistribution):
     """The log-normal distribution: ``exp(X)`` for ``X ~ Normal(loc, scale)``.
 
@@ -242,7 +262,7 @@ class LogitRelaxedBernoulli(_BinaryProbsLogits, Distribution):
         return self._log_temperature() + diff - 2 * _ops.log1p(diff.exp())
 
 
-class RelaxedBernoulli(TransformedDistribution):
+class RelaxedBernoulli(_Relaxed):
     """The relaxed (Concrete / Gumbel-sigmoid) Bernoulli on (0, 1), with ``temperature`` and
     either ``probs`` or ``logits``; reparameterisable.
 
@@ -265,21 +285,6 @@ class RelaxedBernoulli(TransformedDistribution):
     def expand(self, batch_shape: Any, _instance: Any = None) -> RelaxedBernoulli:
         new = self._get_checked_instance(RelaxedBernoulli, _instance)
         return super().expand(batch_shape, _instance=new)  # type: ignore[return-value]
-
-    @property
-    def temperature(self) -> Tensor:
-        """The relaxation temperature."""
-        return self.base_dist.temperature
-
-    @property
-    def logits(self) -> Tensor:
-        """Log-odds of the underlying Bernoulli."""
-        return self.base_dist.logits
-
-    @property
-    def probs(self) -> Tensor:
-        """Probability of the underlying Bernoulli."""
-        return self.base_dist.probs
 
 
 class LogisticNormal(TransformedDistribution):

@@ -148,6 +148,16 @@ def _check_dim(t: Tensor, dim: int, size: int, what: str) -> None:
         raise ValueError(f"{what}.size({dim}) = {t.shape[dim]} must equal {size}")
 
 
+def _with_cache_each(tseq: Any, cache_size: int) -> list[Transform]:
+    """The transforms of ``tseq`` (each checked to be one), with ``cache_size`` when it is
+    not 0."""
+    if not all(isinstance(t, Transform) for t in tseq):
+        raise TypeError("every element of tseq must be a Transform")
+    if cache_size:
+        tseq = [t.with_cache(cache_size) for t in tseq]
+    return list(tseq)
+
+
 class CatTransform(Transform):
     """Applies the transforms ``tseq`` to consecutive slices of ``lengths`` along ``dim``,
     as ``cat`` joins them.
@@ -161,12 +171,9 @@ class CatTransform(Transform):
 
     def __init__(self, tseq: Any, dim: int = 0, lengths: Any = None,
                  cache_size: int = 0) -> None:
-        if not all(isinstance(t, Transform) for t in tseq):
-            raise TypeError("every element of tseq must be a Transform")
-        if cache_size:
-            tseq = [t.with_cache(cache_size) for t in tseq]
+        transforms = _with_cache_each(tseq, cache_size)
         super().__init__(cache_size=cache_size)
-        self.transforms = list(tseq)
+        self.transforms = transforms
         self.lengths = [1] * len(self.transforms) if lengths is None else list(lengths)
         if len(self.lengths) != len(self.transforms):
             raise ValueError(f"lengths ({len(self.lengths)}) must match transforms "
@@ -249,12 +256,9 @@ class StackTransform(Transform):
     transforms: list[Transform]
 
     def __init__(self, tseq: Any, dim: int = 0, cache_size: int = 0) -> None:
-        if not all(isinstance(t, Transform) for t in tseq):
-            raise TypeError("every element of tseq must be a Transform")
-        if cache_size:
-            tseq = [t.with_cache(cache_size) for t in tseq]
+        transforms = _with_cache_each(tseq, cache_size)
         super().__init__(cache_size=cache_size)
-        self.transforms = list(tseq)
+        self.transforms = transforms
         self.dim = dim
 
     def with_cache(self, cache_size: int = 1) -> Transform:

@@ -73,6 +73,16 @@ def check_matrix(A: Tensor, name: str, square: bool = False) -> None:
     check_float(A, name)
 
 
+def check_square(A: Tensor, name: str, allow_complex: bool = False) -> None:
+    """``check_float``, then at least 2-D batches of square matrices."""
+    check_float(A, name, allow_complex)
+    if A.ndim < 2:
+        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"{name}: A must be batches of square matrices, but they are "
+                           f"{A.shape[-2]} by {A.shape[-1]} matrices")
+
+
 def batch_prefix(shape: tuple[int, ...], index: int) -> str:
     """``"(Batch element i): "`` for batched inputs, as PyTorch's messages say it."""
     return f"(Batch element {index}): " if len(shape) > 2 else ""

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
-from .linalg_base import Packed, _last, check_float, dev, host, mT
+from .linalg_base import Packed, _last, check_square, dev, host, mT
 
 __all__ = ["eig", "eigvals"]
 
@@ -72,22 +72,12 @@ class Eig(Packed):
 
 
 def _eig(A: Tensor, name: str, strict: bool) -> list[Tensor]:
-    _check(A, name)
+    check_square(A, name, allow_complex=True)
     op_out = Eig.apply(A, strict)
     w_shape, v_shape = _last.shapes
     n = int(np.prod(w_shape))
     return [op_out[:n].reshape(w_shape),  # type: ignore[index]
             op_out[n:].reshape(v_shape)]  # type: ignore[index]
-
-
-def _check(A: Tensor, name: str) -> None:
-    """A batch of square real or complex matrices."""
-    check_float(A, name, allow_complex=True)
-    if A.ndim < 2:
-        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
-    if A.shape[-1] != A.shape[-2]:
-        raise RuntimeError(f"{name}: A must be batches of square matrices, but they are "
-                           f"{A.shape[-2]} by {A.shape[-1]} matrices")
 
 
 def eig(input: Tensor) -> Any:

@@ -20,7 +20,7 @@ from .. import _dtype
 from .._tensor import Tensor
 from ..autograd.function import Op
 from ._util import wrap
-from .linalg_base import LinAlgError, batch_prefix, check_float, dev, host
+from .linalg_base import LinAlgError, batch_prefix, check_square, dev, host
 from .triangular import _scipy_linalg
 
 __all__ = ["ldl_factor", "ldl_factor_ex", "ldl_solve"]
@@ -70,15 +70,6 @@ class LDLSolve(Op):
         raise RuntimeError("derivative for aten::linalg_ldl_solve is not implemented")
 
 
-def _check_square(A: Tensor, name: str) -> None:
-    check_float(A, name)
-    if A.ndim < 2:
-        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
-    if A.shape[-1] != A.shape[-2]:
-        raise RuntimeError(f"{name}: A must be batches of square matrices, but they are "
-                           f"{A.shape[-2]} by {A.shape[-1]} matrices")
-
-
 def ldl_factor_ex(input: Tensor, *, hermitian: bool = False, check_errors: bool = False) -> Any:
     """``(LD, pivots, info)`` of the LDL factorization ``input = P L D L^T P^T`` of a symmetric
     matrix (read from its lower triangle): ``info`` (int32, one per matrix) is 0, or the
@@ -90,7 +81,7 @@ def ldl_factor_ex(input: Tensor, *, hermitian: bool = False, check_errors: bool 
 
         LD, pivots, info = lucid.linalg.ldl_factor_ex(A @ A.mT)
     """
-    _check_square(input, "torch.linalg.ldl_factor_ex")
+    check_square(input, "torch.linalg.ldl_factor_ex")
     LD = LDLFactor.apply(input)
     piv, info = _last.piv, _last.info  # set by this thread's forward just now
     if check_errors:
@@ -132,7 +123,7 @@ def ldl_solve(LD: Tensor, pivots: Tensor, B: Tensor, *, hermitian: bool = False)
         X = lucid.linalg.ldl_solve(LD, pivots, B)     # A @ X == B
     """
     name = "torch.linalg.ldl_solve"
-    _check_square(LD, name)
+    check_square(LD, name)
     if not isinstance(B, Tensor) or B.ndim < 2:
         raise RuntimeError(f"{name}: The input tensor B must have at least 2 dimensions.")
     if not isinstance(pivots, Tensor) or pivots.dtype.is_floating_point \

@@ -40,6 +40,19 @@ def _host(be: Any, fn: Any, x: Any, *args: Any) -> Any:
     return be.from_numpy(np.require(out.astype(h.dtype, copy=False), requirements="C"))
 
 
+class _ScipyUnary(Op):
+    """The ``scipy.special`` function named ``fn`` of one input, on a host copy; saves
+    ``(x, y)`` for a backward that reads the output."""
+
+    fn = ""
+
+    def forward(self, x):
+        with np.errstate(all="ignore"):
+            y = _host(self.be, getattr(_scipy_special(), self.fn), x)
+        self.saved = (x, y)
+        return y
+
+
 class Lgamma(Op):
     def forward(self, x):
         self.saved = (x,)

@@ -23,7 +23,7 @@ from ..autograd.function import Op
 from . import elementwise as _e
 from . import select as _s
 from ._util import wrap
-from .special import _float, _host, _scipy_special
+from .special import _float, _host, _scipy_special, _ScipyUnary
 
 __all__ = [
     "airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "i0e", "i1", "i1e",
@@ -49,6 +49,10 @@ def _dev(be: Any, a: np.ndarray, like: np.ndarray) -> Any:
                                     requirements="C"))
 
 
+def _host_saved(be: Any, saved: tuple) -> tuple[np.ndarray, ...]:
+    return tuple(np.asarray(be.to_numpy(s)) for s in saved)
+
+
 def _tiny(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Where ``|x|`` exceeds the dtype's eps, and ``x`` with eps elsewhere (PyTorch's guard
     of the removable singularity at 0)."""
@@ -57,16 +61,12 @@ def _tiny(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return big, np.where(big, x, eps).astype(x.dtype, copy=False)
 
 
-class I0e(Op):
-    def forward(self, x):
-        with np.errstate(all="ignore"):
-            y = _host(self.be, _sp("i0e"), x)
-        self.saved = (x, y)
-        return y
+class I0e(_ScipyUnary):
+    fn = "i0e"
 
     def backward(self, g):
         be = self.be
-        x, y = (np.asarray(be.to_numpy(s)) for s in self.saved)
+        x, y = _host_saved(be, self.saved)
         with np.errstate(all="ignore"):
             d = _sp("i1e")(x) - np.sign(x) * y
         return be.mul(g, _dev(be, d, x))
@@ -76,16 +76,12 @@ class I0e(Op):
         return _e.mul(g, _e.sub(I1e.apply(x), _e.mul(_e.sign(x), y)))
 
 
-class I1(Op):
-    def forward(self, x):
-        with np.errstate(all="ignore"):
-            y = _host(self.be, _sp("i1"), x)
-        self.saved = (x, y)
-        return y
+class I1(_ScipyUnary):
+    fn = "i1"
 
     def backward(self, g):
         be = self.be
-        x, y = (np.asarray(be.to_numpy(s)) for s in self.saved)
+        x, y = _host_saved(be, self.saved)
         big, safe = _tiny(x)
         with np.errstate(all="ignore"):
             d = np.where(big, _sp("i0")(safe) - y / safe, 0.5)
@@ -98,16 +94,12 @@ class I1(Op):
         return _e.mul(g, _s.where(big, d, 0.5))
 
 
-class I1e(Op):
-    def forward(self, x):
-        with np.errstate(all="ignore"):
-            y = _host(self.be, _sp("i1e"), x)
-        self.saved = (x, y)
-        return y
+class I1e(_ScipyUnary):
+    fn = "i1e"
 
     def backward(self, g):
         be = self.be
-        x, y = (np.asarray(be.to_numpy(s)) for s in self.saved)
+        x, y = _host_saved(be, self.saved)
         big, safe = _tiny(x)
         with np.errstate(all="ignore"):
             d = np.where(big, _sp("i0e")(safe) - y * (np.sign(safe) + 1 / safe), 0.5)

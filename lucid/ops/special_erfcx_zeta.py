@@ -18,19 +18,15 @@ from ..autograd.function import Op
 from . import elementwise as _e
 from ._util import sum_to
 from .math_extra import _floats
-from .special import _float, _host, _scipy_special
+from .special import _float, _scipy_special, _ScipyUnary
 
 __all__ = ["erfcx", "zeta"]
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
 
-class Erfcx(Op):
-    def forward(self, x):
-        with np.errstate(all="ignore"):
-            y = _host(self.be, _scipy_special().erfcx, x)
-        self.saved = (x, y)
-        return y
+class Erfcx(_ScipyUnary):
+    fn = "erfcx"
 
     def backward(self, g):
         be = self.be

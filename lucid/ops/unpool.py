@@ -51,6 +51,15 @@ def _unpool_output_size(input: Tensor, kernel_size: tuple, stride: tuple, paddin
     return ret
 
 
+def _unpool_geometry(input: Tensor, kernel_size: Any, stride: Any, padding: Any,
+                     output_size: Any, n: int) -> tuple[tuple[int, ...], list[int]]:
+    """The ``n``-d stride (the kernel size when None) and the output's spatial size."""
+    k = _ntuple(kernel_size, n)
+    s = _ntuple(stride, n) if stride is not None else k
+    p = _ntuple(padding, n)
+    return s, _unpool_output_size(input, k, s, p, output_size)
+
+
 def _unpool(input: Tensor, indices: Tensor, size: list[int], n: int) -> Tensor:
     """Scatter ``input`` into zeros of spatial ``size`` (``n`` = 2 or 3 spatial dims)."""
     name = f"max_unpool{n}d"
@@ -96,10 +105,7 @@ def max_unpool1d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any =
         y, idx = F.max_pool1d(x, 2, return_indices=True)
         F.max_unpool1d(y, idx, 2).shape == x.shape
     """
-    k = _ntuple(kernel_size, 1)
-    s = _ntuple(stride, 1) if stride is not None else k
-    p = _ntuple(padding, 1)
-    size = _unpool_output_size(input, k, s, p, output_size)
+    _, size = _unpool_geometry(input, kernel_size, stride, padding, output_size, 1)
     return _unpool(input.unsqueeze(-1), indices.unsqueeze(-1), size + [1], 2).squeeze(-1)
 
 
@@ -113,10 +119,8 @@ def max_unpool2d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any =
         y, idx = F.max_pool2d(x, 2, return_indices=True)
         F.max_unpool2d(y, idx, 2, output_size=x.shape)
     """
-    k = _ntuple(kernel_size, 2)
-    s = _ntuple(stride, 2) if stride is not None else k
-    p = _ntuple(padding, 2)
-    return _unpool(input, indices, _unpool_output_size(input, k, s, p, output_size), 2)
+    _, size = _unpool_geometry(input, kernel_size, stride, padding, output_size, 2)
+    return _unpool(input, indices, size, 2)
 
 
 def max_unpool3d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None,
@@ -128,10 +132,7 @@ def max_unpool3d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any =
         y, idx = F.max_pool3d(x, 2, return_indices=True)
         F.max_unpool3d(y, idx, 2).shape == x.shape
     """
-    k = _ntuple(kernel_size, 3)
-    s = _ntuple(stride, 3) if stride is not None else k
-    p = _ntuple(padding, 3)
-    size = _unpool_output_size(input, k, s, p, output_size)
+    s, size = _unpool_geometry(input, kernel_size, stride, padding, output_size, 3)
     if min(s) <= 0:
         raise RuntimeError(f"strides should be greater than zero, but got stride: {list(s)}")
     return _unpool(input, indices, size, 3)

@@ -9,7 +9,7 @@ from typing import Any
 from .. import _dtype
 from .._tensor import Tensor, _make
 from ._lerp import lerp
-from .optimizer import Optimizer, bump, scalar_tensor, zeros_state
+from .optimizer import Optimizer, bump, check_lr_tensor, scalar_tensor, zeros_state
 
 __all__ = ["Adafactor"]
 
@@ -36,8 +36,7 @@ class Adafactor(Optimizer):
                  beta2_decay: float = -0.8, eps: tuple[float | None, float] = (None, 1e-3),
                  d: float = 1.0, weight_decay: float = 0.0, *, foreach: bool | None = None,
                  maximize: bool = False) -> None:
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
+        check_lr_tensor(lr)
         if not 0.0 <= lr:
             raise ValueError(f"Learning rate should be >= 0 but is: {lr}")
         if not 0.0 >= beta2_decay:

@@ -6,7 +6,16 @@ from collections.abc import Iterable
 from typing import Any
 
 from .._tensor import Tensor
-from .optimizer import Optimizer, bump, check_flags, scalar_tensor, set_scalar, zeros_state
+from .optimizer import (
+    Optimizer,
+    bump,
+    check_flags,
+    check_lr_tensor,
+    check_range,
+    scalar_tensor,
+    set_scalar,
+    zeros_state,
+)
 
 __all__ = ["ASGD"]
 
@@ -34,12 +43,8 @@ class ASGD(Optimizer):
                  alpha: float = 0.75, t0: float = 1e6, weight_decay: float = 0,
                  foreach: bool | None = None, maximize: bool = False,
                  differentiable: bool = False, capturable: bool = False) -> None:
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        check_lr_tensor(lr)
+        check_range(lr, weight_decay=weight_decay)
         defaults = {"lr": lr, "lambd": lambd, "alpha": alpha, "t0": t0,
                     "weight_decay": weight_decay, "foreach": foreach, "maximize": maximize,
                     "differentiable": differentiable, "capturable": capturable}

@@ -9,7 +9,7 @@ from typing import Any
 from .. import _dtype
 from .._tensor import Tensor
 from ._lerp import lerp
-from .optimizer import Optimizer, zeros_state
+from .optimizer import Optimizer, check_lr_tensor, zeros_state
 
 __all__ = ["Muon"]
 
@@ -44,8 +44,7 @@ class Muon(Optimizer):
                                                                 DEFAULT_C),
                  eps: float = EPS, ns_steps: int = DEFAULT_NS_STEPS,
                  adjust_lr_fn: str | None = None) -> None:
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
+        check_lr_tensor(lr)
         if not 0.0 <= lr:
             raise ValueError(f"Learning rate should be >= 0 but is: {lr}")
         if not 0.0 <= momentum:

@@ -148,6 +148,13 @@ def check_flags(defaults: dict[str, Any]) -> None:
         raise NotImplementedError("capturable=True (graph capture) is not supported by lucid "
                                   "optimizers")
 
+
+def check_lr_tensor(lr: Any) -> None:
+    """PyTorch's check that a Tensor learning rate holds one element."""
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+
+
 def check_range(lr: float, eps: float | None = None, betas: tuple | None = None,
                 weight_decay: float | None = None) -> None:
     """PyTorch's constructor checks, with its messages."""

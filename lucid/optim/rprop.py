@@ -6,7 +6,15 @@ from collections.abc import Iterable
 from typing import Any
 
 from .._tensor import Tensor
-from .optimizer import Optimizer, bump, check_flags, scalar_tensor, zeros_state
+from .optimizer import (
+    Optimizer,
+    bump,
+    check_flags,
+    check_lr_tensor,
+    check_range,
+    scalar_tensor,
+    zeros_state,
+)
 
 __all__ = ["Rprop"]
 
@@ -32,10 +40,8 @@ class Rprop(Optimizer):
                  step_sizes: tuple[float, float] = (1e-6, 50), *, capturable: bool = False,
                  foreach: bool | None = None, maximize: bool = False,
                  differentiable: bool = False) -> None:
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        check_lr_tensor(lr)
+        check_range(lr)
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
         defaults = {"lr": lr, "etas": etas, "step_sizes": step_sizes, "foreach": foreach,

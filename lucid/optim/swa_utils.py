@@ -42,6 +42,12 @@ def _floating(t: Tensor) -> bool:
     return t.dtype.is_floating_point or t.dtype.is_complex
 
 
+def _check_decay(decay: float) -> None:
+    if decay < 0.0 or decay > 1.0:
+        raise ValueError(f"Invalid decay value {decay} provided. Please provide a value in "
+                         "[0,1] range.")
+
+
 def get_ema_multi_avg_fn(decay: float = 0.999) -> Callable[[PARAM_LIST, PARAM_LIST, Any], None]:
     """The in-place exponential moving average over lists of tensors:
     ``ema = decay * ema + (1 - decay) * current`` (a ``lerp`` for floating tensors).
@@ -50,9 +56,7 @@ def get_ema_multi_avg_fn(decay: float = 0.999) -> Callable[[PARAM_LIST, PARAM_LI
 
         ema = AveragedModel(net, multi_avg_fn=get_ema_multi_avg_fn(0.999))
     """
-    if decay < 0.0 or decay > 1.0:
-        raise ValueError(f"Invalid decay value {decay} provided. Please provide a value in "
-                         "[0,1] range.")
+    _check_decay(decay)
 
     @no_grad()
     def ema_update(ema_param_list: PARAM_LIST, current_param_list: PARAM_LIST, _: Any) -> None:
@@ -98,9 +102,7 @@ def get_ema_avg_fn(decay: float = 0.999) -> Callable[[Tensor, Tensor, Any], Tens
 
         ema = AveragedModel(net, avg_fn=get_ema_avg_fn(0.99))
     """
-    if decay < 0.0 or decay > 1.0:
-        raise ValueError(f"Invalid decay value {decay} provided. Please provide a value in "
-                         "[0,1] range.")
+    _check_decay(decay)
 
     @no_grad()
     def ema_update(ema_param: Tensor, current_param: Tensor, num_averaged: Any) -> Tensor:

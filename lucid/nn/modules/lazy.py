@@ -329,7 +329,18 @@ class _LazyConvMixin(LazyModuleMixin):
             self._materialize_weight_and_bias(shape, (self.out_channels,))
 
 
-class LazyConv1d(_LazyConvMixin, Conv1d):
+class _LazyConv(_LazyConvMixin):
+    """The forward convolutions' lazy constructor: the regular one with no channels yet."""
+
+    def __init__(self, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
+                 dilation: Any = 1, groups: int = 1, bias: bool = True,
+                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
+        super().__init__(0, 0, kernel_size, stride, padding,  # type: ignore[call-arg]
+                         dilation, groups, False, padding_mode, device=device, dtype=dtype)
+        self._lazy_init(out_channels, bias, device, dtype)
+
+
+class LazyConv1d(_LazyConv, Conv1d):
     """A ``Conv1d`` whose ``in_channels`` is taken from the first input.
 
     Example::
@@ -341,15 +352,8 @@ class LazyConv1d(_LazyConvMixin, Conv1d):
     cls_to_become = Conv1d
     _n = 1
 
-    def __init__(self, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
-                 dilation: Any = 1, groups: int = 1, bias: bool = True,
-                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
-        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False,
-                         padding_mode, device=device, dtype=dtype)
-        self._lazy_init(out_channels, bias, device, dtype)
 
-
-class LazyConv2d(_LazyConvMixin, Conv2d):
+class LazyConv2d(_LazyConv, Conv2d):
     """A ``Conv2d`` whose ``in_channels`` is taken from the first input.
 
     Example::
@@ -360,10 +364,3 @@ class LazyConv2d(_LazyConvMixin, Conv2d):
 
     cls_to_become = Conv2d
     _n = 2
-
-    def __init__(self, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
-                 dilation: Any = 1, groups: int = 1, bias: bool = True,
-                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
-        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False,
-                         padding_mode, device=device, dtype=dtype)
-        self._lazy_init(out_channels, bias, device, dtype)

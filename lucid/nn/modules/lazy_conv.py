@@ -7,12 +7,12 @@ from __future__ import annotations
 from typing import Any
 
 from .conv import Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
-from .lazy import _LazyConvMixin
+from .lazy import _LazyConv, _LazyConvMixin
 
 __all__ = ["LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyConvTranspose3d"]
 
 
-class LazyConv3d(_LazyConvMixin, Conv3d):
+class LazyConv3d(_LazyConv, Conv3d):
     """A ``Conv3d`` whose ``in_channels`` is taken from the first input.
 
     Example::
@@ -23,13 +23,6 @@ class LazyConv3d(_LazyConvMixin, Conv3d):
 
     cls_to_become = Conv3d
     _n = 3
-
-    def __init__(self, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
-                 dilation: Any = 1, groups: int = 1, bias: bool = True,
-                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
-        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False,
-                         padding_mode, device=device, dtype=dtype)
-        self._lazy_init(out_channels, bias, device, dtype)
 
 
 class _LazyConvTranspose(_LazyConvMixin):
