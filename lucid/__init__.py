@@ -87,9 +87,12 @@ def numel(input: Tensor) -> int:
     return input.numel()
 
 
-def result_type(*tensors: object) -> dtype:
-    """The dtype PyTorch's promotion rules give for these tensors and scalars."""
-    return _result_type(*tensors)
+def result_type(tensor: object = None, other: object = None, *, scalar: object = None,
+                scalar1: object = None, scalar2: object = None) -> dtype:
+    """The dtype PyTorch's promotion rules give for two tensors or numbers: ``(tensor, other)``,
+    ``(scalar=, tensor=)`` or ``(scalar1=, scalar2=)``."""
+    return _dtype.result_type_args(tensor, other, scalar=scalar, scalar1=scalar1,
+                                   scalar2=scalar2)
 
 
 def is_floating_point(input: Tensor) -> bool:

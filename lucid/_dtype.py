@@ -222,24 +222,24 @@ def can_cast(from_: dtype, to: dtype) -> bool:
     return not (from_._cat != _BOOL and to._cat == _BOOL)
 
 
-def promote_types(a: dtype, b: dtype) -> dtype:
+def promote_types(type1: dtype, type2: dtype) -> dtype:
     """PyTorch's ``promote_types``: the smallest dtype both values fit in."""
-    if a is b:
-        return a
-    if a._cat != b._cat:
-        hi, lo = (a, b) if a._cat > b._cat else (b, a)
+    if type1 is type2:
+        return type1
+    if type1._cat != type2._cat:
+        hi, lo = (type1, type2) if type1._cat > type2._cat else (type2, type1)
         if hi._cat == _COMPLEX and lo._cat == _FLOAT and lo._rank > hi._rank:
             return lo.to_complex()  # complex64 with float64 -> complex128
         return hi
-    if a._rank == b._rank and a._cat == _FLOAT:  # float16 with bfloat16
+    if type1._rank == type2._rank and type1._cat == _FLOAT:  # float16 with bfloat16
         return float32
-    if a._cat == _INT and (a is uint8 or b is uint8):
-        other = b if a is uint8 else a
+    if type1._cat == _INT and (type1 is uint8 or type2 is uint8):
+        other = type2 if type1 is uint8 else type1
         if other is uint8:
             return uint8
         # uint8 with a signed int: int8 -> int16, otherwise the signed type
         return int16 if other is int8 else other
-    return a if a._rank >= b._rank else b
+    return type1 if type1._rank >= type2._rank else type2
 
 
 def _scalar_cat(x: object) -> int:
@@ -292,6 +292,23 @@ def result_type(*operands: object) -> dtype:
             res = _default_of(scal, res)
     assert res is not None
     return res
+
+
+def result_type_args(tensor: object = None, other: object = None, *, scalar: object = None,
+                     scalar1: object = None, scalar2: object = None) -> dtype:
+    """``torch.result_type``'s argument forms: ``(tensor, other)`` (tensors or numbers,
+    positionally or by those names), ``(scalar=, tensor=)`` and ``(scalar1=, scalar2=)``;
+    the dtype ``result_type`` gives for the two."""
+    if scalar1 is not None or scalar2 is not None:
+        pair, extra = (scalar1, scalar2), (tensor, other, scalar)
+    elif scalar is not None:
+        pair, extra = (scalar, tensor), (other,)
+    else:
+        pair, extra = (tensor, other), ()
+    if any(x is None for x in pair) or any(x is not None for x in extra):
+        raise TypeError("result_type() received an invalid combination of arguments: expected "
+                        "(tensor, other), (scalar, tensor) or (scalar1, scalar2)")
+    return result_type(*pair)
 
 
 class finfo:

@@ -170,11 +170,18 @@ def _write(f: PathOrFile, head: bytes, arrays: dict[str, np.ndarray]) -> None:
         write_atomic(os.fspath(f), dump)  # type: ignore[arg-type]
 
 
-def save(obj: Any, f: PathOrFile) -> None:
+def save(obj: Any, f: PathOrFile, pickle_module: Any = pickle, pickle_protocol: int = 2
+         ) -> None:
     """Save tensors, state_dicts, optimizer state and nested containers of them to ``f`` (a
     path, written atomically, or a binary file object). Other objects (a whole module, as
     ``lucid.save(model, f)``) are pickled, their tensors still stored as tensors; loading
     them needs ``weights_only=False`` or allowlisted classes (see ``load``).
+
+    ``pickle_module`` and ``pickle_protocol`` are torch's and are accepted for its call
+    forms; they change nothing: the file is safetensors with a JSON structure, and the few
+    objects that must be pickled are written with Python's ``pickle`` at lucid's protocol, so
+    that ``load`` reads them the same way whatever module a caller names (the module given is
+    never called).
 
     Each tensor is stored once however often it is referenced, with a CRC-32 of its bytes;
     the header carries a CRC-32 too (see ``load``'s ``verify``). 0-d tensors stay 0-d.
@@ -442,8 +449,8 @@ def _read(f: PathOrFile, verify: bool) -> tuple[dict[str, Any], dict[str, np.nda
     return header, arrays, src.name
 
 
-def load(f: PathOrFile, map_location: Any = None, *, weights_only: bool = True,
-         verify: bool = True) -> Any:
+def load(f: PathOrFile, map_location: Any = None, pickle_module: Any = None, *,
+         weights_only: bool = True, mmap: bool | None = None, verify: bool = True) -> Any:
     """Load what ``lucid.save`` wrote (or a plain safetensors file, as a dict of tensors).
 
     ``map_location`` may be a device ("cpu", "gpu"), a mapping such as ``{"gpu": "cpu"}`` or
@@ -465,11 +472,24 @@ def load(f: PathOrFile, map_location: Any = None, *, weights_only: bool = True,
     ``weights_only=False`` unpickles them with Python's pickle, which can run arbitrary
     code: use it only for files from a trusted source.
 
+    ``pickle_module`` (torch's keyword): lucid never unpickles with a caller's module. As in
+    torch, naming one with ``weights_only=True`` raises ``RuntimeError``; with
+    ``weights_only=False`` pickled objects are still read with Python's ``pickle`` (the
+    module given is never called). Unlike torch, naming a module does not switch the default
+    ``weights_only=True`` off. ``mmap`` (torch's keyword) is a hint lucid accepts: the
+    tensors are read into memory (their checksums need every byte read anyway); as in
+    torch, ``mmap=True`` needs ``f`` to be a path.
+
     Example::
 
         ckpt = lucid.load("ckpt.lucid", map_location="cpu")
         model.load_state_dict(ckpt["model"])
     """
+    if pickle_module is not None and weights_only:
+        raise RuntimeError("Can not safely load weights when explicit pickle_module is "
+                           "specified")
+    if mmap and not isinstance(f, (str, os.PathLike)):
+        raise ValueError("f must be a file path in order to use the mmap argument")
     if map_location is not None and not callable(map_location) \
             and not isinstance(map_location, Mapping):
         get_backend(map_location)  # an unknown device fails here, before reading

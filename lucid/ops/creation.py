@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import builtins
 import math
+import numbers
 import warnings
 from typing import Any
 
@@ -10,9 +12,108 @@ import numpy as np
 
 from .. import _dtype
 from .._convert import to_array
+from .._memory_format import channel_order, preserve_format
+from .._named import NamedConstant
 from .._tensor import Tensor, _make
 from ..backend import get_backend
 from ._util import size_arg, sized
+
+_brange = builtins.range  # this module defines torch's ``range``
+
+
+class layout(NamedConstant):  # noqa: N801 - torch's name
+    """A tensor's memory layout: ``lucid.strided`` (dense) or ``lucid.sparse_coo``."""
+
+    __slots__ = ()
+
+
+strided = layout("strided")
+sparse_coo = layout("sparse_coo")
+_Layout = layout
+
+
+# ---- the options every factory takes -------------------------------------------------------
+# A factory checks ``layout=``/``pin_memory=`` only when one is given (``if layout is not None
+# or pin_memory: check_layout(...)``), makes its array, then hands it to ``leaf``; a call with
+# the defaults pays two comparisons.
+
+def check_layout(name: str, layout: Any, pin_memory: Any, be: Any) -> None:
+    """torch's checks of a factory's ``layout=`` and ``pin_memory=``. lucid's factories make
+    dense tensors: ``layout`` must be None or ``lucid.strided`` (a sparse tensor comes from
+    ``lucid.sparse_coo_tensor`` or ``Tensor.to_sparse()``). ``pin_memory=True`` does what
+    ``Tensor.pin_memory()`` does: nothing, since the "gpu" device (MLX) reads host memory in
+    place; as in torch, only a host tensor can be pinned."""
+    if layout is not None and layout is not strided:
+        if not isinstance(layout, _Layout):
+            raise TypeError(f"{name}(): argument 'layout' must be lucid.layout, not "
+                            f"{type(layout).__name__}")
+        raise NotImplementedError(
+            f"{name}() makes dense tensors only (layout=lucid.strided), not layout={layout!r}: "
+            "build a sparse tensor with lucid.sparse_coo_tensor() or Tensor.to_sparse()")
+    if pin_memory and be.name == "gpu":
+        raise RuntimeError("Only dense CPU tensors can be pinned")
+
+
+def leaf(data: Any, be: Any, requires_grad: bool) -> Tensor:
+    """A new leaf tensor over ``data``; ``requires_grad=True`` needs a floating point or
+    complex dtype, as torch's factories."""
+    t = _make(data, be, False, None)
+    if requires_grad:
+        d = t.dtype
+        if not (d.is_floating_point or d.is_complex):
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                               f"gradients (got {d})")
+        t._rg = True
+    return t
+
+
+def _preserved_order(shape: tuple[int, ...], strides: tuple[int, ...]) -> tuple[int, ...]:
+    """The dim order, outermost first, in which torch's ``preserve_format`` lays out a new
+    tensor like one of ``strides``: the input's own order of strides (torch's
+    ``infer_dense_strides``: a zero stride keeps its place, equal strides put the smaller
+    dim inside)."""
+    perm = list(_brange(len(shape) - 1, -1, -1))
+    for i in _brange(1, len(perm)):
+        b = i
+        for j in _brange(1, i + 1):
+            a = i - j
+            sa, sb = strides[perm[a]], strides[perm[b]]
+            if sa == 0 or sb == 0:
+                continue
+            if sa < sb:
+                break
+            if sa > sb or shape[perm[a]] > shape[perm[b]]:
+                perm[a], perm[b] = perm[b], perm[a]
+                b = a
+    return tuple(reversed(perm))
+
+
+def format_order(memory_format: Any, like: Tensor | None, ndim: int) -> tuple[int, ...] | None:
+    """The dim order (outermost first) a new tensor of ``ndim`` dims is stored in for
+    ``memory_format``; ``preserve_format`` keeps the order of ``like``'s strides (None:
+    row-major, the usual case, found without looking at strides when ``like`` is
+    row-major)."""
+    if memory_format is preserve_format or (memory_format is None and like is not None):
+        if like is None:
+            raise RuntimeError("unsupported memory format Preserve")
+        be = like._be
+        if not be.views_share_memory or be.is_contiguous(like._data):
+            return None
+        arr = like._data
+        item = arr.itemsize
+        order = _preserved_order(tuple(arr.shape), tuple(s // item for s in arr.strides))
+        return None if order == tuple(_brange(ndim)) else order
+    return channel_order(memory_format, ndim)
+
+
+def stored_in(data: Any, be: Any, order: tuple[int, ...] | None) -> Any:
+    """``data`` copied into dim ``order`` (outermost first), the strides torch gives that
+    memory format; ``data`` itself for row-major or a device whose arrays are always
+    row-major (MLX)."""
+    if order is None or not be.views_share_memory:
+        return data
+    inverse = tuple(order.index(d) for d in _brange(len(order)))
+    return be.transpose(be.contiguous(be.transpose(data, order)), inverse)
 
 
 def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
@@ -29,6 +130,8 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
     """
     be = get_backend(device if device is not None else
                      (data._be if isinstance(data, Tensor) else None))
+    if pin_memory:
+        check_layout("tensor", None, pin_memory, be)
     t = _make(to_array(data, dtype, be), be, False, None)
     if requires_grad:
         t.requires_grad_(True)
@@ -46,7 +149,80 @@ def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
     return _make(to_array(data, dtype, be, copy=False), be, False, None)
 
 
-asarray = as_tensor
+def _has_buffer(obj: Any) -> bool:
+    try:
+        memoryview(obj)
+    except TypeError:
+        return False
+    return True
+
+
+def _alias_error(what: str) -> ValueError:
+    return ValueError(f"can't alias {what}.")
+
+
+def asarray(obj: Any, *, dtype: Any = None, device: Any = None, copy: bool | None = None,
+            requires_grad: bool | None = None) -> Tensor:
+    """``obj`` (a tensor, numpy array or scalar, buffer, number or sequence) as a tensor,
+    sharing its memory where it can, as ``torch.asarray``.
+
+    ``copy=None`` shares memory unless ``dtype``/``device`` need a new tensor; ``copy=True``
+    always copies; ``copy=False`` always shares and raises ``ValueError`` where it cannot.
+    A tensor comes back itself when nothing changes (a cast or copy keeps its autograd
+    history). ``requires_grad`` None keeps a tensor's flag (False for other objects); True or
+    False sets it on the result (on ``obj`` itself when that is the result, as torch). An
+    object with the buffer protocol (``bytes``, ``bytearray``) is read as elements of
+    ``dtype`` (default float).
+
+    Example::
+
+        a = np.arange(3.0)
+        lucid.asarray(a)                  # shares a's memory, float64
+        lucid.asarray([1, 2], dtype=lucid.float32, requires_grad=True)
+    """
+    if isinstance(obj, Tensor):
+        d = None if dtype is None else _dtype.to_dtype(dtype)
+        be = None if device is None else get_backend(device)
+        wrong_dtype = d is not None and d is not obj.dtype
+        wrong_device = be is not None and be is not obj._be
+        if copy is False and wrong_device:
+            raise _alias_error(f"tensor from device '{obj.device}' to '{be.device}'")
+        if copy is False and wrong_dtype:
+            raise _alias_error(f"tensor with dtype '{_dtype.torch_name(obj.dtype)}' into dtype "
+                               f"'{_dtype.torch_name(d)}'")
+        out = obj
+        if wrong_dtype or wrong_device:
+            out = obj.to(device=be, dtype=d, copy=bool(copy))  # type: ignore[attr-defined]
+        elif copy:
+            out = obj.clone()  # type: ignore[attr-defined]
+        if requires_grad is None:
+            return out
+        if out.grad_fn is not None:
+            return out if requires_grad else out.detach()  # type: ignore[attr-defined]
+        if requires_grad and not (out.dtype.is_floating_point or out.dtype.is_complex):
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                               "gradients")
+        return out.requires_grad_(bool(requires_grad))
+    be = get_backend(device)
+    if isinstance(obj, np.ndarray):
+        own = _dtype.from_numpy_dtype(obj.dtype)
+        d = own if dtype is None else _dtype.to_dtype(dtype)
+        if copy is False and d is not own:
+            raise _alias_error(f"tensor with dtype '{_dtype.torch_name(own)}' into dtype "
+                               f"'{_dtype.torch_name(d)}'")
+        if copy is False and be.name == "gpu":
+            raise _alias_error(f"tensor from device 'cpu' to '{be.device}'")
+        data = to_array(obj, d, be, copy=bool(copy))
+    elif not isinstance(obj, (list, tuple, np.generic, numbers.Number)) and _has_buffer(obj):
+        d = _dtype.get_default_dtype() if dtype is None else _dtype.to_dtype(dtype)
+        arr = np.frombuffer(obj, dtype=d.np)
+        data = be.from_numpy(arr.copy() if copy else arr)
+    else:
+        if copy is False:
+            raise _alias_error("arbitrary sequence into a tensor" if isinstance(
+                obj, (list, tuple)) else "scalar into a tensor")
+        data = to_array(obj, dtype, be)
+    return leaf(data, be, bool(requires_grad))
 
 
 def from_numpy(ndarray: np.ndarray) -> Tensor:
@@ -93,7 +269,7 @@ def frombuffer(buffer: Any, *, dtype: Any, count: int = -1, offset: int = 0,
 
 
 def range(start: Any = 0, end: Any = None, step: Any = 1, *, dtype: Any = None,  # noqa: A001
-          device: Any = None, requires_grad: bool = False) -> Tensor:
+          layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """torch's deprecated ``range``: ``start`` to ``end`` *inclusive* by ``step``, in the
     default float dtype unless ``dtype`` says otherwise (``arange`` is the usual form).
 
@@ -105,6 +281,9 @@ def range(start: Any = 0, end: Any = None, step: Any = 1, *, dtype: Any = None, 
                   "its behavior is inconsistent with Python's range builtin. Instead, use "
                   "torch.arange, which produces values in [start, end).", UserWarning,
                   stacklevel=2)
+    be = get_backend(device)
+    if layout is not None:
+        check_layout("range", layout, False, be)
     if end is None:
         start, end = 0, start
     vals = [float(v.item() if isinstance(v, Tensor) else v) for v in (start, end, step)]
@@ -114,24 +293,19 @@ def range(start: Any = 0, end: Any = None, step: Any = 1, *, dtype: Any = None, 
         raise RuntimeError("upper bound and larger bound inconsistent with step sign")
     d = _dtype.get_default_dtype() if dtype is None else _dtype.to_dtype(dtype)
     n = int(math.floor((vals[1] - vals[0]) / vals[2])) + 1
-    be = get_backend(device)
-    t = _make(be.from_numpy((vals[0] + np.arange(n) * vals[2]).astype(d.np)), be, False, None)
-    if requires_grad:
-        t.requires_grad_(True)
-    return t
+    return leaf(be.from_numpy((vals[0] + np.arange(n) * vals[2]).astype(d.np)), be,
+                requires_grad)
 
 
 def _factory(fill: str) -> Any:
-    def f(*sizes: Any, size: Any = None, dtype: Any = None, device: Any = None,
-          requires_grad: bool = False, out: Any = None, layout: Any = None,
-          pin_memory: bool = False) -> Tensor:
+    def f(*sizes: Any, size: Any = None, dtype: Any = None, layout: Any = None,
+          device: Any = None, pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
         shape = size_arg(sized(fill, sizes, size))
         d = _dtype.get_default_dtype() if dtype is None else _dtype.to_dtype(dtype)
         be = get_backend(device)
-        t = _make(getattr(be, fill)(shape, d), be, False, None)
-        if requires_grad:
-            t.requires_grad_(True)
-        return t
+        if layout is not None or pin_memory:
+            check_layout(fill, layout, pin_memory, be)
+        return leaf(getattr(be, fill)(shape, d), be, requires_grad)
 
     f.__name__ = fill
     f.__doc__ = f"A tensor of the given size filled by ``{fill}`` (default float dtype)."
@@ -140,11 +314,32 @@ def _factory(fill: str) -> Any:
 
 zeros = _factory("zeros")
 ones = _factory("ones")
-empty = _factory("empty")
 
 
-def full(size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
-         requires_grad: bool = False) -> Tensor:
+def empty(*sizes: Any, size: Any = None, dtype: Any = None, layout: Any = None,
+          device: Any = None, pin_memory: bool = False, requires_grad: bool = False,
+          memory_format: Any = None) -> Tensor:
+    """An uninitialised tensor of the given size (default float dtype), stored in
+    ``memory_format`` (``lucid.contiguous_format`` by default, or ``lucid.channels_last``
+    for a 4-D / ``channels_last_3d`` for a 5-D size).
+
+    Example::
+
+        lucid.empty(2, 3, 4, 5, memory_format=lucid.channels_last).stride()   # (60, 1, 15, 3)
+    """
+    shape = size_arg(sized("empty", sizes, size))
+    d = _dtype.get_default_dtype() if dtype is None else _dtype.to_dtype(dtype)
+    be = get_backend(device)
+    if layout is not None or pin_memory:
+        check_layout("empty", layout, pin_memory, be)
+    data = be.empty(shape, d)
+    if memory_format is not None:
+        data = stored_in(data, be, format_order(memory_format, None, len(shape)))
+    return leaf(data, be, requires_grad)
+
+
+def full(size: Any, fill_value: Any, *, dtype: Any = None, layout: Any = None,
+         device: Any = None, pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
     """A tensor of ``size`` filled with ``fill_value`` (dtype inferred from the value)."""
     v = fill_value.item() if isinstance(fill_value, Tensor) else fill_value
     if not isinstance(v, (int, float, bool, np.number, np.bool_)):
@@ -155,39 +350,59 @@ def full(size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
             _dtype.int64 if isinstance(v, int) else _dtype.get_default_dtype())
     d = _dtype.to_dtype(dtype)
     be = get_backend(device)
-    t = _make(be.full(size_arg((size,)), fill_value, d), be, False, None)
-    if requires_grad:
-        t.requires_grad_(True)
-    return t
+    if layout is not None or pin_memory:
+        check_layout("full", layout, pin_memory, be)
+    return leaf(be.full(size_arg((size,)), fill_value, d), be, requires_grad)
 
 
-def _like(factory: Any) -> Any:
-    name = factory.__name__
+def _like(fill: str) -> Any:
+    name = fill + "_like"
 
-    def f(input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False,
-          memory_format: Any = None) -> Tensor:
-        return factory(*input.shape, dtype=input.dtype if dtype is None else dtype,
-                       device=input._be if device is None else device,
-                       requires_grad=requires_grad)
+    def f(input: Tensor, *, dtype: Any = None, layout: Any = None, device: Any = None,
+          pin_memory: bool = False, requires_grad: bool = False,
+          memory_format: Any = preserve_format) -> Tensor:
+        d = input.dtype if dtype is None else _dtype.to_dtype(dtype)
+        be = input._be if device is None else get_backend(device)
+        if layout is not None or pin_memory:
+            check_layout(name, layout, pin_memory, be)
+        shape = tuple(input._data.shape)
+        data = getattr(be, fill)(shape, d)
+        if memory_format is not None:
+            data = stored_in(data, be, format_order(memory_format, input, len(shape)))
+        return leaf(data, be, requires_grad)
 
-    f.__name__ = name + "_like"
-    f.__doc__ = f"``{name}`` with the shape, dtype and device of ``input``."
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = (f"``{fill}`` with the shape, dtype and device of ``input``, stored in "
+                 "``memory_format`` (by default ``lucid.preserve_format``: in the order of "
+                 "``input``'s strides, as torch).")
     return f
 
 
-zeros_like = _like(zeros)
-ones_like = _like(ones)
-empty_like = _like(empty)
+zeros_like = _like("zeros")
+ones_like = _like("ones")
+empty_like = _like("empty")
 
 
-def full_like(input: Tensor, fill_value: Any, *, dtype: Any = None, device: Any = None,
-              requires_grad: bool = False) -> Tensor:
-    return full(input.shape, fill_value, dtype=input.dtype if dtype is None else dtype,
-                device=input._be if device is None else device, requires_grad=requires_grad)
+def full_like(input: Tensor, fill_value: Any, *, dtype: Any = None, layout: Any = None,
+              device: Any = None, pin_memory: bool = False, requires_grad: bool = False,
+              memory_format: Any = preserve_format) -> Tensor:
+    """``full`` with the shape, dtype and device of ``input``, stored in ``memory_format``
+    (as the other ``*_like`` factories)."""
+    d = input.dtype if dtype is None else _dtype.to_dtype(dtype)
+    be = input._be if device is None else get_backend(device)
+    if layout is not None or pin_memory:
+        check_layout("full_like", layout, pin_memory, be)
+    shape = tuple(input._data.shape)
+    data = be.full(shape, fill_value.item() if isinstance(fill_value, Tensor) else fill_value,
+                   d)
+    if memory_format is not None:
+        data = stored_in(data, be, format_order(memory_format, input, len(shape)))
+    return leaf(data, be, requires_grad)
 
 
 def arange(start: Any = 0, end: Any = None, step: Any = 1, *, dtype: Any = None,
-           device: Any = None, requires_grad: bool = False) -> Tensor:
+           layout: Any = None, device: Any = None, pin_memory: bool = False,
+           requires_grad: bool = False) -> Tensor:
     """Values from ``start`` up to (not including) ``end`` by ``step``.
 
     The dtype is int64 when all arguments are ints, else the default float.
@@ -205,40 +420,44 @@ def arange(start: Any = 0, end: Any = None, step: Any = 1, *, dtype: Any = None,
     else:
         d = _dtype.to_dtype(dtype)
     be = get_backend(device)
+    if layout is not None or pin_memory:
+        check_layout("arange", layout, pin_memory, be)
     n = max(math.ceil((vals[1] - vals[0]) / vals[2]), 0)
-    data = be.from_numpy((vals[0] + np.arange(n) * vals[2]).astype(d.np))
-    t = _make(data, be, False, None)
-    if requires_grad:
-        t.requires_grad_(True)
-    return t
+    return leaf(be.from_numpy((vals[0] + np.arange(n) * vals[2]).astype(d.np)), be,
+                requires_grad)
 
 
-def linspace(start: Any, end: Any, steps: int, *, dtype: Any = None, device: Any = None,
+def linspace(start: Any, end: Any, steps: int, *, dtype: Any = None, layout: Any = None,
+             device: Any = None, pin_memory: bool = False,
              requires_grad: bool = False) -> Tensor:
+    """``steps`` evenly spaced values from ``start`` to ``end`` (both included)."""
     d = _dtype.get_default_dtype() if dtype is None else _dtype.to_dtype(dtype)
     be = get_backend(device)
-    t = _make(be.linspace(float(start), float(end), int(steps), d), be, False, None)
-    if requires_grad:
-        t.requires_grad_(True)
-    return t
+    if layout is not None or pin_memory:
+        check_layout("linspace", layout, pin_memory, be)
+    return leaf(be.linspace(float(start), float(end), int(steps), d), be, requires_grad)
 
 
 def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, dtype: Any = None,
-             device: Any = None) -> Tensor:
+             layout: Any = None, device: Any = None, pin_memory: bool = False,
+             requires_grad: bool = False) -> Tensor:
+    """``steps`` values ``base ** linspace(start, end, steps)``."""
     d = _dtype.get_default_dtype() if dtype is None else _dtype.to_dtype(dtype)
     be = get_backend(device)
+    if layout is not None or pin_memory:
+        check_layout("logspace", layout, pin_memory, be)
     arr = np.power(base, np.linspace(float(start), float(end), int(steps))).astype(d.np)
-    return _make(be.from_numpy(arr), be, False, None)
+    return leaf(be.from_numpy(arr), be, requires_grad)
 
 
-def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None,
-        requires_grad: bool = False) -> Tensor:
+def eye(n: int, m: int | None = None, *, dtype: Any = None, layout: Any = None,
+        device: Any = None, pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
+    """The ``n x m`` (default ``n x n``) identity matrix."""
     d = _dtype.get_default_dtype() if dtype is None else _dtype.to_dtype(dtype)
     be = get_backend(device)
-    t = _make(be.eye(int(n), int(n if m is None else m), d), be, False, None)
-    if requires_grad:
-        t.requires_grad_(True)
-    return t
+    if layout is not None or pin_memory:
+        check_layout("eye", layout, pin_memory, be)
+    return leaf(be.eye(int(n), int(n if m is None else m), d), be, requires_grad)
 
 
 def _new_tensor(self: Tensor, data: Any, *, dtype: Any = None, device: Any = None,
@@ -251,10 +470,10 @@ def _new_tensor(self: Tensor, data: Any, *, dtype: Any = None, device: Any = Non
 def _new_factory(factory: Any) -> Any:
     name = factory.__name__
 
-    def f(self: Tensor, *size: Any, dtype: Any = None, device: Any = None,
-          requires_grad: bool = False) -> Tensor:
-        return factory(*size, dtype=self.dtype if dtype is None else dtype,
-                       device=self._be if device is None else device,
+    def f(self: Tensor, *size: Any, dtype: Any = None, layout: Any = None, device: Any = None,
+          pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
+        return factory(*size, dtype=self.dtype if dtype is None else dtype, layout=layout,
+                       device=self._be if device is None else device, pin_memory=pin_memory,
                        requires_grad=requires_grad)
 
     f.__name__ = "new_" + name
@@ -263,14 +482,22 @@ def _new_factory(factory: Any) -> Any:
 
 
 def _new_full(self: Tensor, size: Any, fill_value: Any, *, dtype: Any = None,
-              device: Any = None, requires_grad: bool = False) -> Tensor:
+              layout: Any = None, device: Any = None, pin_memory: bool = False,
+              requires_grad: bool = False) -> Tensor:
     """``Tensor.new_full``: ``full`` with this tensor's dtype and device."""
-    return full(size, fill_value, dtype=self.dtype if dtype is None else dtype,
-                device=self._be if device is None else device, requires_grad=requires_grad)
+    return full(size, fill_value, dtype=self.dtype if dtype is None else dtype, layout=layout,
+                device=self._be if device is None else device, pin_memory=pin_memory,
+                requires_grad=requires_grad)
 
 
-def scalar_tensor(s: Any, *, dtype: Any = None, device: Any = None) -> Tensor:
-    return tensor(s, dtype=dtype or _dtype.get_default_dtype(), device=device)
+def scalar_tensor(s: Any, *, dtype: Any = None, layout: Any = None, device: Any = None,
+                  pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
+    """A 0-D tensor holding the number ``s`` (default float dtype)."""
+    d = _dtype.get_default_dtype() if dtype is None else _dtype.to_dtype(dtype)
+    be = get_backend(device)
+    if layout is not None or pin_memory:
+        check_layout("scalar_tensor", layout, pin_memory, be)
+    return leaf(to_array(s.item() if isinstance(s, Tensor) else s, d, be), be, requires_grad)
 
 
 __all__ = [

@@ -112,17 +112,28 @@ def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     return out
 
 
-def cpu(self: Tensor) -> Tensor:
-    return to_device(self, get_backend("cpu"))
+def _in_format(t: Tensor, memory_format: Any) -> Tensor:
+    return t if memory_format is None or memory_format is preserve_format else \
+        in_format(t, memory_format)
 
 
-def gpu(self: Tensor, device: Any = None) -> Tensor:
-    return to_device(self, get_backend("gpu"))
+def cpu(self: Tensor, memory_format: Any = preserve_format) -> Tensor:
+    """This tensor in host memory (itself when it is there), stored in ``memory_format``
+    (as ``to``)."""
+    return _in_format(to_device(self, get_backend("cpu")), memory_format)
+
+
+def gpu(self: Tensor, device: Any = None, non_blocking: bool = False,
+        memory_format: Any = preserve_format) -> Tensor:
+    """This tensor on the "gpu" device (``cuda()`` too: torch's name for it), stored in
+    ``memory_format`` (as ``to``); ``non_blocking`` changes nothing (the move is
+    synchronous)."""
+    return _in_format(to_device(self, get_backend("gpu")), memory_format)
 
 
 def _caster(d: _dtype.dtype) -> Any:
-    def f(self: Tensor, memory_format: Any = None) -> Tensor:
-        return cast(self, d)
+    def f(self: Tensor, memory_format: Any = preserve_format) -> Tensor:
+        return _in_format(cast(self, d), memory_format)
 
     f.__name__ = {"float32": "float", "float64": "double", "float16": "half",
                   "bfloat16": "bfloat16", "int64": "long",

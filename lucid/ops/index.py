@@ -11,12 +11,15 @@ import numpy as np
 from .. import _dtype
 from .._dims import norm_dim
 from .._tensor import Tensor, _make
+from ..autograd import grad_mode
 from ..autograd.function import Op, _device_mismatch
 from ..backend import transfer
 from ._util import cast, shape_of, sum_to, wrap
 from .creation import full
 from .shape import broadcast_tensors, expand, reshape
 from .views import ViewOp, inplace
+
+_grad_on = grad_mode._state
 
 _BASIC = (int, slice, type(None), type(Ellipsis))
 
@@ -292,8 +295,15 @@ class Gather(Op):
         return self.be.scatter_add(self.shape, self.saved[0], g, self.axis), None, None
 
 
-def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
-    """``out[i][j] = input[index[i][j]][j]`` for ``dim=0`` (and likewise for other dims)."""
+def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
+    """``out[i][j] = input[index[i][j]][j]`` for ``dim=0`` (and likewise for other dims).
+
+    ``sparse_grad=True`` asks torch for a sparse gradient of ``input``; lucid's gradients are
+    dense, so it raises ``NotImplementedError`` when that gradient would be recorded (and
+    changes nothing otherwise)."""
+    if sparse_grad and input._rg and _grad_on.on:
+        raise NotImplementedError("gather(sparse_grad=True): lucid computes dense gradients "
+                                  "only; use sparse_grad=False (the same gradient, dense)")
     index = _int_index(index, "gather", input)
     if not input.ndim and index.ndim <= 1:  # a 0-d tensor gathers as a 1-element vector
         return reshape(gather(reshape(input, (1,)), 0, reshape(index, (-1,))), index.shape)

@@ -4,6 +4,7 @@ the semantics (version counter, graph rewiring, writes through views)."""
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from collections.abc import Callable
@@ -64,8 +65,9 @@ def fill_(self: Tensor, value: Any) -> Tensor:
     return written(self, value)
 
 
-def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
-    """Copy ``src`` (broadcast, cast, moved to this device) into this tensor in place."""
+def copy_(self: Tensor, other: Any, non_blocking: bool = False) -> Tensor:
+    """Copy ``other`` (broadcast, cast, moved to this device) into this tensor in place."""
+    src = other
     if not isinstance(src, Tensor):
         src = tensor(src, dtype=self.dtype, device=self.device)
     if src._be is not self._be:
@@ -91,10 +93,13 @@ class _CopyFrom(Op):
 
 
 def _view_inplace(fn: Any) -> Any:
-    def f(self: Tensor, *args: Any) -> Tensor:
+    """The in-place form of the view op ``fn`` (``t_``, ``transpose_``, ``squeeze_``, ...):
+    ``fn``'s signature and keywords, named ``fn.__name__ + "_"``."""
+    @functools.wraps(fn)
+    def f(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         if self._rg and self.grad_fn is None and _grad_on.on:
             check_leaf(self)
-        r = fn(self, *args)
+        r = fn(self, *args, **kwargs)
         self._data = r._data
         if r.grad_fn is not None:  # the new shape's gradient must go through the view op
             self.grad_fn = r.grad_fn
@@ -102,19 +107,26 @@ def _view_inplace(fn: Any) -> Any:
                 self._view_ops = r._view_ops
         return self
 
+    f.__name__ = fn.__name__ + "_"
+    f.__qualname__ = fn.__qualname__ + "_"
+    f.__doc__ = f"In-place version of ``{fn.__name__}``: this tensor takes the new view's shape."
     return f
 
 
-def resize_(self: Tensor, *sizes: Any, memory_format: Any = None) -> Tensor:
-    """Give ``self`` the shape ``sizes`` in place, keeping its elements in memory order (the
-    first ``min(old, new)`` of them; new ones are zeros where torch leaves them
-    uninitialised). Refused for a tensor that requires grad, as in torch.
+def resize_(self: Tensor, *sizes: Any, size: Any = None, memory_format: Any = None) -> Tensor:
+    """Give ``self`` the shape ``sizes`` (or ``size=``) in place, keeping its elements in
+    memory order (the first ``min(old, new)`` of them; new ones are zeros where torch leaves
+    them uninitialised). Refused for a tensor that requires grad, as in torch.
 
     Example::
 
         x = lucid.arange(6.0)
         x.resize_(2, 2)          # tensor([[0., 1.], [2., 3.]])
     """
+    if size is not None:
+        if sizes:
+            raise TypeError("resize_() got multiple values for argument 'size'")
+        sizes = (size,)
     if self.requires_grad:
         raise RuntimeError("cannot resize variables that require grad")
     shape = tuple(int(s) for s in (sizes[0] if len(sizes) == 1 and isinstance(

@@ -17,14 +17,15 @@ from .. import _dtype
 from .._dims import norm_dim
 from .._tensor import Tensor
 from ..autograd.function import Op
+from ..backend import get_backend
 from . import _autocast as _ac
 from . import elementwise as _e
 from . import select as _s
-from .creation import arange, tensor, zeros_like
+from .creation import arange, check_layout, leaf, tensor, zeros_like
 from .index import _scatter_check, gather, scatter, scatter_add, setitem
 from .linalg import diag, scaled_input
 from .linalg_misc import cross as _linalg_cross
-from .matmul import bmm, mm, mv, outer
+from .matmul import bmm, mm, mv, out_dtype_operands, outer
 from .movement import cat, hstack, narrow
 from .reduce import sum as _sum
 from .views import inplace
@@ -60,17 +61,59 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
     return input[(slice(None),) * d + (index,)]
 
 
-def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
-    """Split into ``n`` nearly equal parts (the first ``size % n`` one longer), or at the
-    given indices (views)."""
+def _sections_or_indices(name: str, given: Any, sections: Any, indices: Any,
+                         tensor_ok: bool) -> Any:
+    """The one split argument of ``tensor_split``/``hsplit``/... among its forms: positional
+    (an int, a list of ints, or for ``tensor_split`` a 0-D/1-D int64 tensor), or by torch's
+    overload names ``sections=`` (an int), ``indices=`` (a list)."""
+    forms = [a for a in (given, sections, indices) if a is not None]
+    if len(forms) != 1:
+        raise TypeError(f"{name}() received an invalid combination of arguments: give one of "
+                        "an int (sections), a list of ints (indices)"
+                        + (" or a tensor" if tensor_ok else ""))
+    if sections is not None and not isinstance(sections, (int, np.integer, Tensor)):
+        raise TypeError(f"{name}(): argument 'sections' must be int, not "
+                        f"{type(sections).__name__}")
+    if indices is not None and not isinstance(indices, (list, tuple)):
+        raise TypeError(f"{name}(): argument 'indices' must be tuple of ints, not "
+                        f"{type(indices).__name__}")
+    ios = forms[0]
+    if isinstance(ios, Tensor):
+        if not tensor_ok:
+            raise TypeError(f"{name}() received an invalid combination of arguments: got a "
+                            "Tensor, expected an int or a list of ints")
+        if ios.dtype is not _dtype.int64:
+            raise RuntimeError("tensor_split expected tensor_indices_or_sections to have dtype "
+                               f"of long, but got {_dtype.torch_name(ios.dtype)}")
+        if ios.ndim > 1:
+            raise RuntimeError("tensor_split expected tensor_indices_or_sections to be a "
+                               "zero-dimensional or one-dimensional tensor, but got a tensor "
+                               f"with {ios.ndim} dims")
+        return ios.tolist()
+    if isinstance(ios, (float, bool)) or not isinstance(ios, (int, np.integer, list, tuple)):
+        raise TypeError(f"{name}() received an invalid combination of arguments: got "
+                        f"{type(ios).__name__}, expected an int or a list of ints")
+    return int(ios) if isinstance(ios, (int, np.integer)) else list(ios)
+
+
+def tensor_split(input: Tensor, tensor_indices_or_sections: Any = None, dim: int = 0, *,
+                 sections: Any = None, indices: Any = None) -> tuple[Tensor, ...]:
+    """Split along ``dim`` into ``n`` nearly equal parts (the first ``size % n`` one longer),
+    or at the given indices (views). The split is given positionally (an int, a list, or a
+    0-D/1-D int64 tensor) or by torch's overload names: ``sections=``, ``indices=``,
+    ``tensor_indices_or_sections=``.
+
+    Example::
+
+        lucid.tensor_split(lucid.arange(6), indices=[1, 3])   # sizes 1, 2, 3
+    """
     if input.ndim == 0:
         raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
                            "tensor with 0 dims")
+    ios = _sections_or_indices("tensor_split", tensor_indices_or_sections, sections, indices,
+                               True)
     d = norm_dim(dim, input.ndim)
     size = input.shape[d]
-    ios = indices_or_sections
-    if isinstance(ios, Tensor):
-        ios = ios.tolist()
     if isinstance(ios, int):
         if ios <= 0:
             raise RuntimeError(f"number of sections must be larger than 0, got {ios}")
@@ -101,19 +144,23 @@ def _nsplit(input: Tensor, ios: Any, dim: int, need: int, name: str) -> tuple[Te
     return tensor_split(input, ios, dim)
 
 
-def hsplit(input: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
-    """Split along dim 1 (dim 0 for 1-D tensors)."""
-    return _nsplit(input, indices_or_sections, 0 if input.ndim == 1 else 1, 1, "hsplit")
+def hsplit(input: Tensor, sections: Any = None, *, indices: Any = None) -> tuple[Tensor, ...]:
+    """Split along dim 1 (dim 0 for 1-D tensors) into ``sections`` equal parts or at the
+    list ``indices`` (positionally either one)."""
+    ios = _sections_or_indices("hsplit", sections, None, indices, False)
+    return _nsplit(input, ios, 0 if input.ndim == 1 else 1, 1, "hsplit")
 
 
-def vsplit(input: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
-    """Split along dim 0 (needs 2 or more dims)."""
-    return _nsplit(input, indices_or_sections, 0, 2, "vsplit")
+def vsplit(input: Tensor, sections: Any = None, *, indices: Any = None) -> tuple[Tensor, ...]:
+    """Split along dim 0 (needs 2 or more dims), as ``hsplit``."""
+    ios = _sections_or_indices("vsplit", sections, None, indices, False)
+    return _nsplit(input, ios, 0, 2, "vsplit")
 
 
-def dsplit(input: Tensor, indices_or_sections: Any) -> tuple[Tensor, ...]:
-    """Split along dim 2 (needs 3 or more dims)."""
-    return _nsplit(input, indices_or_sections, 2, 3, "dsplit")
+def dsplit(input: Tensor, sections: Any = None, *, indices: Any = None) -> tuple[Tensor, ...]:
+    """Split along dim 2 (needs 3 or more dims), as ``hsplit``."""
+    ios = _sections_or_indices("dsplit", sections, None, indices, False)
+    return _nsplit(input, ios, 2, 3, "dsplit")
 
 
 def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
@@ -188,23 +235,31 @@ def diagflat(input: Tensor, offset: int = 0) -> Tensor:
     return diag(input.reshape(-1), offset)
 
 
-def _tri_indices(row: int, col: int, offset: int, upper: bool, dtype: Any, device: Any
-                 ) -> Tensor:
+def _tri_indices(name: str, row: int, col: int, offset: int, upper: bool, dtype: Any,
+                 layout: Any, device: Any, pin_memory: bool, requires_grad: bool) -> Tensor:
+    be = get_backend(device)
+    if layout is not None or pin_memory:
+        check_layout(name, layout, pin_memory, be)
     r, c = (np.triu_indices if upper else np.tril_indices)(row, offset, col)
-    d = _dtype.int64 if dtype is None else dtype
-    return tensor(np.stack([r, c]).reshape(2, -1), dtype=d, device=device)
+    d = _dtype.int64 if dtype is None else _dtype.to_dtype(dtype)
+    return leaf(be.from_numpy(np.stack([r, c]).reshape(2, -1).astype(d.np)), be,
+                requires_grad)
 
 
 def tril_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None,
-                 device: Any = None, layout: Any = None) -> Tensor:
+                 device: Any = None, layout: Any = None, pin_memory: bool = False,
+                 requires_grad: bool = False) -> Tensor:
     """The (2, N) coordinates of the lower triangle of a ``row x col`` matrix."""
-    return _tri_indices(row, col, offset, False, dtype, device)
+    return _tri_indices("tril_indices", row, col, offset, False, dtype, layout, device,
+                        pin_memory, requires_grad)
 
 
 def triu_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None,
-                 device: Any = None, layout: Any = None) -> Tensor:
+                 device: Any = None, layout: Any = None, pin_memory: bool = False,
+                 requires_grad: bool = False) -> Tensor:
     """The (2, N) coordinates of the upper triangle of a ``row x col`` matrix."""
-    return _tri_indices(row, col, offset, True, dtype, device)
+    return _tri_indices("triu_indices", row, col, offset, True, dtype, layout, device,
+                        pin_memory, requires_grad)
 
 
 def unravel_index(indices: Any, shape: Any) -> tuple[Tensor, ...]:
@@ -236,8 +291,10 @@ def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
     return _e.pow(x.to(d).reshape(-1, 1), p.to(d).reshape(1, -1))
 
 
-def _window(n: int, periodic: bool, fn: Any, dtype: Any, device: Any,
-            requires_grad: bool) -> Tensor:
+def _window(name: str, n: int, periodic: bool, fn: Any, dtype: Any, layout: Any, device: Any,
+            pin_memory: bool, requires_grad: bool) -> Tensor:
+    if layout is not None or pin_memory:
+        check_layout(name, layout, pin_memory, get_backend(device))
     d = _dtype.get_default_dtype() if dtype is None else dtype
     if n == 0:
         vals = np.zeros(0)
@@ -257,47 +314,51 @@ def _cos_window(a: float, b: float, c: float = 0.0) -> Any:
 
 
 def hann_window(window_length: int, periodic: bool = True, *, dtype: Any = None,
-                layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+                layout: Any = None, device: Any = None, pin_memory: bool = False,
+                requires_grad: bool = False) -> Tensor:
     """The Hann window."""
-    return _window(window_length, periodic, _cos_window(0.5, 0.5), dtype, device,
-                   requires_grad)
+    return _window("hann_window", window_length, periodic, _cos_window(0.5, 0.5), dtype,
+                   layout, device, pin_memory, requires_grad)
 
 
 def hamming_window(window_length: int, periodic: bool = True, alpha: float = 0.54,
                    beta: float = 0.46, *, dtype: Any = None, layout: Any = None,
-                   device: Any = None, requires_grad: bool = False) -> Tensor:
+                   device: Any = None, pin_memory: bool = False,
+                   requires_grad: bool = False) -> Tensor:
     """The Hamming window, ``alpha - beta * cos(2 pi k / (N - 1))``."""
-    return _window(window_length, periodic, _cos_window(alpha, beta), dtype, device,
-                   requires_grad)
+    return _window("hamming_window", window_length, periodic, _cos_window(alpha, beta), dtype,
+                   layout, device, pin_memory, requires_grad)
 
 
 def blackman_window(window_length: int, periodic: bool = True, *, dtype: Any = None,
                     layout: Any = None, device: Any = None,
-                    requires_grad: bool = False) -> Tensor:
+                    pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
     """The Blackman window."""
-    return _window(window_length, periodic, _cos_window(0.42, 0.5, 0.08), dtype, device,
-                   requires_grad)
+    return _window("blackman_window", window_length, periodic, _cos_window(0.42, 0.5, 0.08),
+                   dtype, layout, device, pin_memory, requires_grad)
 
 
 def bartlett_window(window_length: int, periodic: bool = True, *, dtype: Any = None,
                     layout: Any = None, device: Any = None,
-                    requires_grad: bool = False) -> Tensor:
+                    pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
     """The Bartlett (triangular) window."""
     def f(m: int) -> np.ndarray:
         k = np.arange(m) * (2.0 / (m - 1))
         return 1.0 - np.abs(k - 1.0)
-    return _window(window_length, periodic, f, dtype, device, requires_grad)
+    return _window("bartlett_window", window_length, periodic, f, dtype, layout, device,
+                   pin_memory, requires_grad)
 
 
 def kaiser_window(window_length: int, periodic: bool = True, beta: float = 12.0, *,
                   dtype: Any = None, layout: Any = None, device: Any = None,
-                  requires_grad: bool = False) -> Tensor:
+                  pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
     """The Kaiser window with shape parameter ``beta``."""
     def f(m: int) -> np.ndarray:
         k = np.arange(m)
         r = 2.0 * k / (m - 1) - 1.0
         return np.i0(beta * np.sqrt(np.clip(1.0 - r * r, 0.0, None))) / np.i0(beta)
-    return _window(window_length, periodic, f, dtype, device, requires_grad)
+    return _window("kaiser_window", window_length, periodic, f, dtype, layout, device,
+                   pin_memory, requires_grad)
 
 
 def vdot(input: Tensor, other: Tensor) -> Tensor:
@@ -340,8 +401,10 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any
 
 
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1,
-            alpha: Any = 1) -> Tensor:
-    """``beta * input + alpha * (batch1 @ batch2)`` per batch."""
+            alpha: Any = 1, out_dtype: Any = None) -> Tensor:
+    """``beta * input + alpha * (batch1 @ batch2)`` per batch; ``out_dtype`` as ``mm``'s."""
+    if out_dtype is not None:
+        input, batch1, batch2 = out_dtype_operands("baddbmm", out_dtype, input, batch1, batch2)
     if _ac.state.on:
         input, batch1, batch2 = _ac.cast("baddbmm", input, batch1, batch2)
     return _scaled(beta, input, alpha, bmm(batch1, batch2))

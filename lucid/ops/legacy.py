@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import _dtype
 from .._convert import to_array
+from .._memory_format import channels_last, contiguous_format, memory_format
 from .._tensor import Size, Tensor, _make
 from ..backend import get_backend
 from ._util import cast
@@ -230,17 +231,115 @@ def get_device(self: Tensor) -> int:
 
 
 def same(self: Tensor) -> Tensor:
-    """The tensor itself: a dense tensor's ``to_dense()``, ``resolve_neg()`` (lucid keeps no
-    lazy negation bit), and ``pin_memory()`` (host memory is what the "gpu" device reads,
-    MLX shares it; there is nothing to pin)."""
+    """The tensor itself: ``resolve_neg()`` (lucid keeps no lazy negation bit)."""
     return self
 
 
-def dim_order(self: Tensor) -> tuple[int, ...]:
+def pin_memory(self: Tensor, device: Any = None) -> Tensor:
+    """The tensor itself: host memory is what the "gpu" device (MLX) reads, so there is
+    nothing to pin. ``device`` names the accelerator to pin for (None: the current one); a
+    "cpu" device is refused, as torch's ("CPU device type not an accelerator")."""
+    if device is not None and _device_type(device) == "cpu":
+        raise RuntimeError("CPU device type not an accelerator.")
+    return self
+
+
+def is_pinned(self: Tensor, device: Any = None) -> bool:
+    """False: lucid pins nothing (see ``pin_memory``), for any ``device``."""
+    return False
+
+
+def _device_type(device: Any) -> str:
+    return str(getattr(device, "type", device)).split(":")[0]
+
+
+def to_dense(self: Tensor, dtype: Any = None, *, masked_grad: bool | None = None) -> Tensor:
+    """A dense tensor's ``to_dense()``: the tensor itself, or cast to ``dtype``.
+    ``masked_grad`` (how a sparse input's gradient is masked) changes nothing for a dense
+    tensor."""
+    if dtype is None:
+        return self
+    d = _dtype.to_dtype(dtype)
+    return self if d is self.dtype else cast(self, d)
+
+
+def _contiguous_in(t: Tensor, fmt: Any) -> bool:
+    """``t.is_contiguous(memory_format=fmt)``, False for a format of another rank (torch's
+    answer there)."""
+    try:
+        return bool(t.is_contiguous(memory_format=fmt))  # type: ignore[attr-defined]
+    except RuntimeError:
+        return False
+
+
+_AMBIGUOUS = ("The tensor does not have unique dim order, or cannot map to exact one of the "
+              "given memory formats.")
+
+
+def _dim_perm(t: Tensor, shape: tuple[int, ...], st: tuple[int, ...], check: bool
+              ) -> tuple[tuple[int, ...], bool]:
+    """The dims outermost first by stride, and whether ``check`` finds two of them in no
+    definite order (torch's ``compute_elementwise_output_logical_to_physical_perm``)."""
+    ndim = len(shape)
+    if ndim < 2:
+        return tuple(builtins.range(ndim)), False
+    cont, last = _contiguous_in(t, contiguous_format), _contiguous_in(t, channels_last)
+    if cont != last:
+        return (tuple(builtins.range(ndim)) if cont else
+                (0, *builtins.range(2, ndim), 1)), False
+
+    def ge(a: int, b: int) -> bool:
+        return b == 0 or (a != 0 and (a >= b or a % b == 0))
+
+    def order(a: int, b: int) -> int:
+        sa, sb = st[a], st[b]
+        if sa == 0 or sb == 0:
+            return 0
+        if sa == sb:
+            return 0 if ge(shape[b], shape[a]) else 1
+        return -1 if ge(sb, sa) else (1 if ge(sa, sb) else 0)
+
+    perm = list(reversed(builtins.range(ndim)))
+    for i in builtins.range(1, ndim):
+        b = i
+        for a in reversed(builtins.range(i)):
+            c = order(perm[a], perm[b])
+            if c > 0:
+                perm[a], perm[b] = perm[b], perm[a]
+                b = a
+            elif c < 0:
+                break
+    ambiguous = check and any(order(perm[i], perm[i + 1]) != -1
+                              for i in builtins.range(ndim - 1))
+    return tuple(reversed(perm)), ambiguous
+
+
+def dim_order(self: Tensor, *, ambiguity_check: bool | list = False) -> tuple[int, ...]:
     """The dims from outermost to innermost in memory (``(0, 1, ...)`` when contiguous), as
-    ``torch.Tensor.dim_order``."""
-    st = self.stride()  # type: ignore[attr-defined]
-    return tuple(sorted(range(self.ndim), key=lambda d: -st[d]))
+    ``torch.Tensor.dim_order``. ``ambiguity_check=True`` raises ``RuntimeError`` when the
+    order is not unique (a size-1 dim, or two equal strides); a list of memory formats
+    accepts such a tensor when it is contiguous in exactly one of them.
+
+    Example::
+
+        lucid.empty(2, 3, 5, 7).transpose(1, 2).dim_order()       # (0, 2, 1, 3)
+    """
+    if not isinstance(ambiguity_check, bool):
+        if not isinstance(ambiguity_check, list) or not all(
+                isinstance(f, memory_format) for f in ambiguity_check):
+            raise TypeError("The ambiguity_check argument must be a bool or a list of memory "
+                            "formats.")
+    st = tuple(self.stride())  # type: ignore[attr-defined]
+    shape = tuple(self.shape)
+    if ambiguity_check is not False:
+        multiple = any(a == b for a, b in zip(st, st[1:])) or any(n == 1 for n in shape)
+        formats = ambiguity_check if isinstance(ambiguity_check, list) else []
+        if multiple and sum(1 for f in formats if _contiguous_in(self, f)) != 1:
+            raise RuntimeError(_AMBIGUOUS)
+    perm, ambiguous = _dim_perm(self, shape, st, bool(ambiguity_check))
+    if ambiguous:
+        raise RuntimeError("The tensor does not have unique dim order.")
+    return perm
 
 
 def narrow_copy(self: Tensor, dim: int, start: int, length: int) -> Tensor:

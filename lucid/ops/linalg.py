@@ -13,7 +13,7 @@ from ..autograd.function import Op
 from . import _autocast as _ac
 from .creation import arange, zeros
 from .elementwise import add, mul, sub
-from .matmul import matmul
+from .matmul import matmul, out_dtype_operands
 from .reduce import sum as _sum
 from .select import where
 from .views import ViewOp
@@ -155,14 +155,17 @@ def scaled_input(input: Tensor, beta: Any) -> Tensor:
     return Ignored.apply(input) if beta == 0 else mul(input, beta)
 
 
-def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1,
+          out_dtype: Any = None) -> Tensor:
     """``beta * input + alpha * (mat1 @ mat2)``; with ``beta=0`` the values of ``input`` are
-    ignored (NaN and inf included), as in torch.
+    ignored (NaN and inf included), as in torch. ``out_dtype`` as ``mm``'s.
 
     Example::
 
         lucid.addmm(b, x, w)
     """
+    if out_dtype is not None:
+        input, mat1, mat2 = out_dtype_operands("addmm", out_dtype, input, mat1, mat2)
     if _ac.state.on:
         input, mat1, mat2 = _ac.cast("addmm", input, mat1, mat2)
     prod = matmul(mat1, mat2)

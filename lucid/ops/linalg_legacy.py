@@ -17,6 +17,7 @@ from .._tensor import Tensor
 from ._util import wrap
 from .linalg import tril, triu
 from .linalg_base import check_matrix
+from .linalg_decomp import det as _linalg_det
 from .linalg_lu import lu_factor_ex, permutation_matrices
 from .linalg_lu import lu_solve as _linalg_lu_solve
 from .linalg_matrix_exp import matrix_exp
@@ -25,8 +26,8 @@ from .linalg_structured import householder_product
 from .reduce import norm
 from .triangular import solve_triangular
 
-__all__ = ["cholesky_inverse", "cholesky_solve", "frobenius_norm", "lu", "lu_solve", "lu_unpack",
-           "matrix_exp", "nuclear_norm", "orgqr", "triangular_solve"]
+__all__ = ["cholesky_inverse", "cholesky_solve", "det", "frobenius_norm", "lu", "lu_solve",
+           "lu_unpack", "matrix_exp", "nuclear_norm", "orgqr", "triangular_solve"]
 
 lu_unpack_result = namedtuple("lu_unpack", ["P", "L", "U"])
 triangular_solve_result = namedtuple("triangular_solve", ["solution", "cloned_coefficient"])
@@ -68,45 +69,58 @@ def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True,
     return lu_unpack_result(P, L, U)
 
 
-def lu_solve(b: Tensor, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:
-    """The solution of ``A X = b`` from ``lu(A)``'s factorization: ``linalg.lu_solve`` with
-    torch's older argument order."""
-    return _linalg_lu_solve(LU_data, LU_pivots, b)
+def lu_solve(input: Tensor, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:
+    """The solution ``X`` of ``A X = input`` from ``lu(A)``'s factorization:
+    ``linalg.lu_solve`` with torch's older argument order."""
+    return _linalg_lu_solve(LU_data, LU_pivots, input)
 
 
-def triangular_solve(b: Tensor, A: Tensor, upper: bool = True, transpose: bool = False,
+def triangular_solve(input: Tensor, A: Tensor, upper: bool = True, transpose: bool = False,
                      unitriangular: bool = False) -> Any:
-    """``(solution, cloned_coefficient)`` for ``op(A) X = b`` with ``A`` triangular and
+    """``(solution, cloned_coefficient)`` for ``op(A) X = input`` with ``A`` triangular and
     ``op`` the transpose when ``transpose``: torch's older ``linalg.solve_triangular``."""
     coef = A.mT if transpose else A  # type: ignore[attr-defined]
-    x = solve_triangular(coef, b, upper=bool(upper) != bool(transpose),
+    x = solve_triangular(coef, input, upper=bool(upper) != bool(transpose),
                          unitriangular=unitriangular)
     return triangular_solve_result(x, A.clone())
 
 
-def cholesky_solve(B: Tensor, L: Tensor, upper: bool = False) -> Tensor:
-    """The solution of ``A X = B`` for ``A = L L^H`` (``U^H U`` when ``upper``), given the
-    Cholesky factor."""
+def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False) -> Tensor:
+    """The solution ``X`` of ``A X = input`` for ``A = L L^H`` (``U^H U`` when ``upper``),
+    given the Cholesky factor ``input2`` (``L`` or ``U``)."""
+    L = input2
     Lh = L.mH  # type: ignore[attr-defined]
     if upper:
-        y = solve_triangular(Lh, B, upper=False)
+        y = solve_triangular(Lh, input, upper=False)
         return solve_triangular(L, y, upper=True)
-    y = solve_triangular(L, B, upper=False)
+    y = solve_triangular(L, input, upper=False)
     return solve_triangular(Lh, y, upper=True)
 
 
-def cholesky_inverse(L: Tensor, upper: bool = False) -> Tensor:
-    """The inverse of ``A = L L^H`` (``U^H U`` when ``upper``) from its Cholesky factor."""
-    check_matrix(L, "torch.cholesky_inverse", square=True)
-    n = L.shape[-1]
-    eye = wrap(L._be.from_numpy(np.eye(n, dtype=L.dtype.np)), L._be)
-    return cholesky_solve(eye.expand(*L.shape), L, upper)
+def cholesky_inverse(input: Tensor, upper: bool = False) -> Tensor:
+    """The inverse of ``A = L L^H`` (``U^H U`` when ``upper``) from its Cholesky factor
+    ``input``."""
+    check_matrix(input, "torch.cholesky_inverse", square=True)
+    n = input.shape[-1]
+    eye = wrap(input._be.from_numpy(np.eye(n, dtype=input.dtype.np)), input._be)
+    return cholesky_solve(eye.expand(*input.shape), input, upper)
 
 
-def orgqr(input: Tensor, tau: Tensor) -> Tensor:
-    """The first columns of ``Q`` from Householder reflectors: ``linalg.householder_product``
-    (``torch.orgqr``)."""
-    return householder_product(input, tau)
+def orgqr(input: Tensor, input2: Tensor) -> Tensor:
+    """The first columns of ``Q`` from the Householder reflectors ``input`` and their scales
+    ``input2`` (tau): ``linalg.householder_product`` (``torch.orgqr``)."""
+    return householder_product(input, input2)
+
+
+def det(input: Tensor) -> Tensor:
+    """The determinant of a square matrix (or of each matrix of a batch): ``linalg.det``
+    under torch's top-level argument name.
+
+    Example::
+
+        lucid.det(lucid.eye(3) * 2)     # tensor(8.)
+    """
+    return _linalg_det(input)
 
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import _dtype
 from .._dtype import bool_, c10_name
 from .._tensor import Tensor
 from ..autograd.function import Op, _device_mismatch
@@ -12,7 +13,7 @@ from . import _autocast as _ac
 from . import elementwise as _e
 from . import reduce as _r
 from . import shape as _s
-from ._util import broadcast_error, broadcast_shapes, sum_to
+from ._util import broadcast_error, broadcast_shapes, cast, sum_to
 from .shape import unsqueeze
 
 
@@ -145,17 +146,39 @@ def _matmul(input: Tensor, other: Tensor) -> Tensor:
     return MatMul.apply(input, other)
 
 
-def mm(input: Tensor, mat2: Tensor) -> Tensor:
-    """2-D matrix product."""
+def out_dtype_operands(name: str, out_dtype: Any, *operands: Tensor) -> tuple[Tensor, ...]:
+    """The operands of ``mm``/``bmm``/``addmm``/``baddbmm`` with ``out_dtype=``, cast to it.
+    torch's CUDA contract, which lucid keeps on every device: ``out_dtype`` is the inputs'
+    dtype, or float32 for float16/bfloat16 inputs (the product then accumulates and rounds
+    in float32). torch's CPU backend refuses every ``out_dtype``."""
+    d = _dtype.to_dtype(out_dtype)
+    src = operands[-2].dtype
+    if d is not src and not (d is _dtype.float32 and src in (_dtype.float16, _dtype.bfloat16)):
+        raise RuntimeError(f"{name}: out_dtype must be the same as input dtype or fp32 for "
+                           "fp16/bf16 inputs")
+    return tuple(cast(t, d) for t in operands)
+
+
+def mm(input: Tensor, mat2: Tensor, *, out_dtype: Any = None) -> Tensor:
+    """2-D matrix product; ``out_dtype=lucid.float32`` gives float16/bfloat16 inputs a
+    float32 product (see ``out_dtype_operands``)."""
     if input.ndim != 2:
         raise RuntimeError(f"self must be a matrix, got {input.ndim}-D tensor")
     if mat2.ndim != 2:
         raise RuntimeError(f"mat2 must be a matrix, got {mat2.ndim}-D tensor")
+    if out_dtype is not None:
+        input, mat2 = out_dtype_operands("mm", out_dtype, input, mat2)
     return matmul(input, mat2)
 
 
-def bmm(input: Tensor, mat2: Tensor) -> Tensor:
-    """Batched matrix product of two 3-D tensors with equal batch size."""
+def bmm(input: Tensor, mat2: Tensor, *, out_dtype: Any = None) -> Tensor:
+    """Batched matrix product of two 3-D tensors with equal batch size; ``out_dtype`` as
+    ``mm``'s."""
+    if out_dtype is not None:
+        if input.dtype is not mat2.dtype:
+            raise RuntimeError(f"expected scalar type {c10_name(input.dtype)} but found "
+                               f"{c10_name(mat2.dtype)}")
+        input, mat2 = out_dtype_operands("bmm", out_dtype, input, mat2)
     if input.ndim != 3:
         raise RuntimeError(f"batch1 must be a 3D tensor, got {input.ndim}-D")
     if mat2.ndim != 3:
@@ -168,17 +191,31 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     return matmul(input, mat2)
 
 
-def dot(input: Tensor, other: Tensor) -> Tensor:
-    if input.ndim != 1 or other.ndim != 1:
+def dot(input: Tensor, tensor: Tensor) -> Tensor:
+    """The dot product of two 1-D tensors."""
+    if input.ndim != 1 or tensor.ndim != 1:
         raise RuntimeError(
-            f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors"
+            f"1D tensors expected, but got {input.ndim}D and {tensor.ndim}D tensors"
         )
     if _ac.state.on:
-        input, other = _ac.cast("dot", input, other)
-    return _matmul(input, other)
+        input, tensor = _ac.cast("dot", input, tensor)
+    return _matmul(input, tensor)
 
 
-inner = dot
+def inner(input: Tensor, other: Tensor) -> Tensor:
+    """The sum of products over the last dims: ``dot`` for 1-D tensors, else a tensor of
+    shape ``input.shape[:-1] + other.shape[:-1]`` (a product with a 0-D tensor is
+    elementwise)."""
+    if not input.ndim or not other.ndim:
+        return _e.mul(input, other)
+    k = input.shape[-1]
+    if other.shape[-1] != k:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but "
+                           f"got shapes {list(input.shape)} and {list(other.shape)}")
+    if input.ndim == 1 and other.ndim == 1:
+        return dot(input, other)
+    out = matmul(_s.reshape(input, -1, k), _s.transpose(_s.reshape(other, -1, k), 0, 1))
+    return _s.reshape(out, *input.shape[:-1], *other.shape[:-1])
 
 
 def mv(input: Tensor, vec: Tensor) -> Tensor:

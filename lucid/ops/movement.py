@@ -32,8 +32,12 @@ class Repeat(Op):
         return be.reshape(g, self.shape), None
 
 
-def repeat(input: Tensor, *sizes: Any) -> Tensor:
-    """Tile the tensor ``sizes`` times along each dim (``numpy.tile``)."""
+def repeat(input: Tensor, *sizes: Any, repeats: Any = None) -> Tensor:
+    """Tile the tensor ``sizes`` (or ``repeats=``) times along each dim (``numpy.tile``)."""
+    if repeats is not None:
+        if sizes:
+            raise TypeError("repeat() got multiple values for argument 'repeats'")
+        sizes = (repeats,)
     reps = shape_arg(sizes)
     if any(r < 0 for r in reps):
         padded = (1,) * (len(reps) - input.ndim) + tuple(input.shape)
@@ -272,6 +276,17 @@ def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple[Te
         out.append(narrow(tensor, d, start, s))
         start += s
     return tuple(out)
+
+
+def split_method(self: Tensor, split_size: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    """``Tensor.split`` (and ``unsafe_split``): chunks of ``split_size`` along ``dim``, or
+    the listed sizes (torch's method names its argument ``split_size``)."""
+    return split(self, split_size, dim)
+
+
+def split_with_sizes(self: Tensor, split_sizes: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    """Split into pieces of the listed ``split_sizes`` along ``dim``."""
+    return split(self, split_sizes, dim)
 
 
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:

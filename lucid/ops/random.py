@@ -14,6 +14,7 @@ from ..autograd import grad_mode
 from ..backend import get_backend
 from ._util import size_arg as shape_arg
 from ._util import sized
+from .creation import check_layout, leaf
 from .elementwise import add, mul
 from .views import check_leaf, written
 
@@ -72,8 +73,9 @@ def get_rng_state() -> dict:
     return default_generator.get_state()
 
 
-def set_rng_state(state: dict) -> None:
-    default_generator.set_state(state)
+def set_rng_state(new_state: dict) -> None:
+    """Restore the default generator's state from ``get_rng_state()``."""
+    default_generator.set_state(new_state)
 
 
 def _gen(generator: Generator | None) -> np.random.Generator:
@@ -81,10 +83,7 @@ def _gen(generator: Generator | None) -> np.random.Generator:
 
 
 def _out(data: Any, be: Any, requires_grad: bool) -> Tensor:
-    t = _make(data, be, False, None)
-    if requires_grad:
-        t.requires_grad_(True)
-    return t
+    return _make(data, be, False, None) if not requires_grad else leaf(data, be, True)
 
 
 def _float(dtype: Any) -> _dtype.dtype:
@@ -95,23 +94,30 @@ def _float(dtype: Any) -> _dtype.dtype:
 
 
 def rand(*sizes: Any, size: Any = None, generator: Generator | None = None,
-         dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+         dtype: Any = None, layout: Any = None, device: Any = None, pin_memory: bool = False,
+         requires_grad: bool = False) -> Tensor:
     """Uniform samples from [0, 1)."""
     be = get_backend(device)
+    if layout is not None or pin_memory:
+        check_layout("rand", layout, pin_memory, be)
     shape = shape_arg(sized("rand", sizes, size))
     return _out(be.rand(_gen(generator), shape, _float(dtype)), be, requires_grad)
 
 
 def randn(*sizes: Any, size: Any = None, generator: Generator | None = None,
-          dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+          dtype: Any = None, layout: Any = None, device: Any = None, pin_memory: bool = False,
+          requires_grad: bool = False) -> Tensor:
     """Standard normal samples."""
     be = get_backend(device)
+    if layout is not None or pin_memory:
+        check_layout("randn", layout, pin_memory, be)
     shape = shape_arg(sized("randn", sizes, size))
     return _out(be.randn(_gen(generator), shape, _float(dtype)), be, requires_grad)
 
 
 def randint(low: int = 0, high: int | None = None, size: Any = None, *,
-            generator: Generator | None = None, dtype: Any = None, device: Any = None
+            generator: Generator | None = None, dtype: Any = None, layout: Any = None,
+            device: Any = None, pin_memory: bool = False, requires_grad: bool = False
             ) -> Tensor:
     """Integers from [low, high) (int64 unless ``dtype`` says otherwise)."""
     if size is None:
@@ -125,23 +131,31 @@ def randint(low: int = 0, high: int | None = None, size: Any = None, *,
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
                            f">= to={high}")
     be = get_backend(device)
+    if layout is not None or pin_memory:
+        check_layout("randint", layout, pin_memory, be)
     d = _dtype.int64 if dtype is None else _dtype.to_dtype(dtype)
     return _out(be.randint(_gen(generator), int(low), int(high), shape_arg((size,)), d), be,
-                False)
+                requires_grad)
 
 
 def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None,
-             device: Any = None) -> Tensor:
+             layout: Any = None, device: Any = None, pin_memory: bool = False,
+             requires_grad: bool = False) -> Tensor:
     """A random permutation of ``0..n-1``."""
     be = get_backend(device)
+    if layout is not None or pin_memory:
+        check_layout("randperm", layout, pin_memory, be)
     d = _dtype.int64 if dtype is None else _dtype.to_dtype(dtype)
-    return _out(be.randperm(_gen(generator), int(n), d), be, False)
+    return _out(be.randperm(_gen(generator), int(n), d), be, requires_grad)
 
 
 def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, *,
-           generator: Generator | None = None, dtype: Any = None, device: Any = None,
-           requires_grad: bool = False) -> Tensor:
-    """Normal samples with the given mean and std (numbers or tensors)."""
+           generator: Generator | None = None, dtype: Any = None, layout: Any = None,
+           device: Any = None, pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
+    """Normal samples with the given mean and std (numbers or tensors). ``layout``,
+    ``pin_memory`` and ``requires_grad`` go with the float ``mean``/``std`` form."""
+    if layout is not None or pin_memory:
+        check_layout("normal", layout, pin_memory, get_backend(device))
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
         ref = mean if isinstance(mean, Tensor) else std
         shape = np.broadcast_shapes(tuple(getattr(mean, "shape", ())),

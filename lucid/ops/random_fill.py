@@ -10,8 +10,10 @@ from typing import Any
 import numpy as np
 
 from .. import _dtype
+from .._memory_format import preserve_format
 from .._tensor import Tensor, _make
 from ..backend import get_backend
+from .creation import check_layout, format_order, leaf, stored_in
 from .random import Generator, _gen, _inplace_sampler, rand, randint, randn
 
 
@@ -116,50 +118,63 @@ log_normal_ = _named_sampler(_log_normal_values, "log_normal_",
                              "Fill with ``exp(N(mean, std))`` samples.")
 
 
-def _like_args(input: Tensor, dtype: Any, device: Any) -> tuple[_dtype.dtype, Any]:
+def _like_args(name: str, input: Tensor, dtype: Any, layout: Any, device: Any,
+               pin_memory: bool) -> tuple[_dtype.dtype, Any]:
     d = input.dtype if dtype is None else _dtype.to_dtype(dtype)
-    return d, (input._be if device is None else get_backend(device))
+    be = input._be if device is None else get_backend(device)
+    if layout is not None or pin_memory:
+        check_layout(name, layout, pin_memory, be)
+    return d, be
+
+
+def _like_out(t: Tensor, input: Tensor, memory_format: Any, requires_grad: bool) -> Tensor:
+    """``t``'s values stored in ``memory_format`` (``preserve_format``: in the order of
+    ``input``'s strides), as a new leaf."""
+    data = t._data
+    if memory_format is not None:
+        data = stored_in(data, t._be, format_order(memory_format, input, t.ndim))
+    return leaf(data, t._be, requires_grad)
 
 
 def rand_like(input: Tensor, *, generator: Generator | None = None, dtype: Any = None,
-              layout: Any = None, device: Any = None, requires_grad: bool = False,
-              memory_format: Any = None) -> Tensor:
-    """Uniform [0, 1) samples with the shape (and by default dtype and device) of ``input``."""
-    d, be = _like_args(input, dtype, device)
+              layout: Any = None, device: Any = None, pin_memory: bool = False,
+              requires_grad: bool = False, memory_format: Any = preserve_format) -> Tensor:
+    """Uniform [0, 1) samples with the shape (and by default dtype and device) of ``input``,
+    stored in ``memory_format`` (as ``zeros_like``)."""
+    d, be = _like_args("rand_like", input, dtype, layout, device, pin_memory)
     if not d.is_floating_point:
         raise NotImplementedError(f"\"check_uniform_bounds\" not implemented for "
                                   f"'{_dtype.torch_name(d)}'")
-    return rand(*input.shape, generator=generator, dtype=d, device=be,
-                requires_grad=requires_grad)
+    return _like_out(rand(*input.shape, generator=generator, dtype=d, device=be), input,
+                     memory_format, requires_grad)
 
 
 def randn_like(input: Tensor, *, generator: Generator | None = None, dtype: Any = None,
-               layout: Any = None, device: Any = None, requires_grad: bool = False,
-               memory_format: Any = None) -> Tensor:
+               layout: Any = None, device: Any = None, pin_memory: bool = False,
+               requires_grad: bool = False, memory_format: Any = preserve_format) -> Tensor:
     """Standard normal samples with the shape (and by default dtype and device) of
-    ``input``."""
-    d, be = _like_args(input, dtype, device)
+    ``input``, stored in ``memory_format`` (as ``zeros_like``)."""
+    d, be = _like_args("randn_like", input, dtype, layout, device, pin_memory)
     if not d.is_floating_point:
         raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for "
                                   f"'{_dtype.torch_name(d)}'")
-    return randn(*input.shape, generator=generator, dtype=d, device=be,
-                 requires_grad=requires_grad)
+    return _like_out(randn(*input.shape, generator=generator, dtype=d, device=be), input,
+                     memory_format, requires_grad)
 
 
 def randint_like(input: Tensor, low: int = 0, high: int | None = None, *,
                  generator: Generator | None = None, dtype: Any = None, layout: Any = None,
-                 device: Any = None, requires_grad: bool = False, memory_format: Any = None
-                 ) -> Tensor:
+                 device: Any = None, pin_memory: bool = False, requires_grad: bool = False,
+                 memory_format: Any = preserve_format) -> Tensor:
     """Integers from ``[low, high)`` with the shape (and by default dtype and device) of
-    ``input``: ``randint_like(x, high)`` or ``randint_like(x, low, high)``."""
+    ``input``: ``randint_like(x, high)`` or ``randint_like(x, low, high)``; stored in
+    ``memory_format`` (as ``zeros_like``)."""
     if high is None:
         low, high = 0, low
-    d, be = _like_args(input, dtype, device)
+    d, be = _like_args("randint_like", input, dtype, layout, device, pin_memory)
     out = randint(int(low), int(high), tuple(input.shape), generator=generator, dtype=d,
                   device=be)
-    if requires_grad:
-        out.requires_grad_(True)
-    return out
+    return _like_out(out, input, memory_format, requires_grad)
 
 
 __all__ = ["rand_like", "randint_like", "randn_like"]

@@ -125,10 +125,10 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
         raise
 
 
-def tensor_where(self: Tensor, condition: Tensor, y: Any) -> Tensor:
-    """``x.where(condition, y)``: ``x`` where ``condition`` holds, else ``y`` (torch's
-    method form, ``where(condition, x, y)``)."""
-    return where(condition, self, y)
+def tensor_where(self: Tensor, condition: Tensor, other: Any) -> Tensor:
+    """``x.where(condition, other)``: ``x`` where ``condition`` holds, else ``other``
+    (torch's method form of ``where(condition, x, other)``)."""
+    return where(condition, self, other)
 
 
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:

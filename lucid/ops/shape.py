@@ -6,10 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from .. import _dtype
 from .._dims import norm_dim
 from .._memory_format import channel_order, dense_strides, preserve_format
-from .._tensor import Tensor
+from .._tensor import Tensor, _make
 from ..autograd.function import Op
 from ._util import broadcast_shapes, shape_arg, sum_to
 from .views import ViewOp
@@ -65,12 +67,59 @@ def reshape(input: Tensor, *shape: Any) -> Tensor:
     return Reshape.apply(input, _infer_shape(shape_arg(shape), input.numel()), False)
 
 
-def view(input: Tensor, *shape: Any) -> Tensor:
-    """Like ``reshape`` but never copies: fails when the layout does not allow a view.
-    ``view(dtype)`` is not supported."""
-    if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list)):
-        raise NotImplementedError("view(dtype) is not supported by lucid")
+def view(input: Tensor, *shape: Any, size: Any = None, dtype: Any = None) -> Tensor:
+    """Like ``reshape`` but never copies: fails when the layout does not allow a view
+    (``view(2, 3)``, ``view((2, 3))``, ``view(size=(2, 3))``).
+
+    ``view(dtype)`` / ``view(dtype=...)`` reinterprets the bytes as ``dtype``, as torch: the
+    last dim scales by the ratio of element sizes (it must be contiguous and divisible for a
+    change of size). The result is outside the graph, as torch's; on the cpu it shares memory
+    (and the version counter) with ``input``, on the "gpu" device (MLX) it is a copy.
+
+    Example::
+
+        lucid.tensor([1.0]).view(lucid.int32)      # tensor([1065353216], dtype=lucid.int32)
+    """
+    if size is not None or dtype is not None:
+        if shape or (size is not None and dtype is not None):
+            raise TypeError("view() received an invalid combination of arguments: give the "
+                            "size (positionally or as size=) or dtype=, not both")
+        if dtype is not None:
+            return view_dtype(input, dtype)
+        shape = (size,)
+    elif len(shape) == 1 and not isinstance(shape[0], (int, tuple, list, Tensor)):
+        return view_dtype(input, shape[0])
     return Reshape.apply(input, _infer_shape(shape_arg(shape), input.numel()), True)
+
+
+def view_dtype(input: Tensor, dtype: Any) -> Tensor:
+    """``input.view(dtype)``: its bytes read as ``dtype`` (see ``view``)."""
+    d = _dtype.to_dtype(dtype)
+    src = input.dtype
+    if d is src:
+        return input.detach()
+    be = input._be
+    arr = be.to_numpy(input._data) if not be.views_share_memory else input._data
+    old, new = np.dtype(src.np).itemsize, np.dtype(d.np).itemsize
+    what = f"to view {_dtype.torch_name(src)} as {_dtype.torch_name(d)} (different element sizes)"
+    if old != new:
+        if input.ndim == 0:
+            raise RuntimeError(f"self.dim() cannot be 0 {what}")
+        if old < new and input.shape[-1] % (new // old):
+            raise RuntimeError(f"self.size(-1) must be divisible by {new // old} {what}, but "
+                               f"got {input.shape[-1]}")
+        st = arr.strides[-1] // old if arr.ndim and arr.itemsize else 1
+        if st != 1 and input.shape[-1] != 1:
+            raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {st}")
+    host = np.asarray(arr)
+    if host.ndim and old != new and host.strides[-1] != old:
+        host = np.ascontiguousarray(host)  # a size-1 last dim: numpy wants stride == itemsize
+    data = host.view(d.np)
+    if not be.views_share_memory:
+        return _make(be.from_numpy(np.array(data)), be, False, None)
+    out = _make(data, be, False, None)
+    out._vc = input._vc
+    return out
 
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
@@ -146,7 +195,12 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     return Permute.apply(input, tuple(axes))
 
 
-swapaxes = swapdims = transpose
+swapdims = transpose
+
+
+def swapaxes(input: Tensor, axis0: int, axis1: int) -> Tensor:
+    """``transpose`` under numpy's name (and argument names)."""
+    return transpose(input, axis0, axis1)
 
 
 def t(input: Tensor) -> Tensor:
@@ -214,8 +268,14 @@ class Expand(ViewOp):
         return sum_to(self.be, g, self.shape), None
 
 
-def expand(input: Tensor, *sizes: Any) -> Tensor:
-    """A broadcast view with ``sizes`` (-1 keeps a dim)."""
+def expand(input: Tensor, *sizes: Any, size: Any = None, implicit: bool = False) -> Tensor:
+    """A broadcast view with ``sizes`` (-1 keeps a dim): ``expand(2, 3)``,
+    ``expand((2, 3))`` or ``expand(size=(2, 3))``. ``implicit`` (torch's tracing flag)
+    changes nothing."""
+    if size is not None:
+        if sizes:
+            raise TypeError("expand() got multiple values for argument 'size'")
+        sizes = (size,)
     sizes = shape_arg(sizes)
     shape = tuple(input.shape)
     if len(sizes) < len(shape):
@@ -247,8 +307,9 @@ def expand(input: Tensor, *sizes: Any) -> Tensor:
     return Expand.apply(input, tuple(out))
 
 
-def broadcast_to(input: Tensor, shape: Any) -> Tensor:
-    return expand(input, *shape_arg((shape,)))
+def broadcast_to(input: Tensor, size: Any) -> Tensor:
+    """``input`` broadcast to ``size`` (a view, as ``expand``)."""
+    return expand(input, *shape_arg((size,)))
 
 
 def expand_as(input: Tensor, other: Tensor) -> Tensor:

@@ -254,15 +254,30 @@ def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right:
     return searchsorted(boundaries, input, out_int32=out_int32, right=right)
 
 
-def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False,
-         invert: bool = False) -> Tensor:
+def isin(elements: Any = None, test_elements: Any = None, *, assume_unique: bool = False,
+         invert: bool = False, element: Any = None, test_element: Any = None) -> Tensor:
     """A bool tensor of ``elements``' shape: whether each element is in ``test_elements``
-    (either may be a number, not both).
+    (either may be a number, not both). torch's overload names are taken too: ``element=``
+    (a number) with ``test_elements=``, ``elements=`` with ``test_element=`` (a number).
 
     Example::
 
         lucid.isin(lucid.tensor([1, 2, 3]), lucid.tensor([2, 3]))   # [False, True, True]
+        lucid.isin(element=2, test_elements=lucid.tensor([2, 3]))  # tensor(True)
     """
+    if element is not None or test_element is not None:
+        if (element is not None and (elements is not None or test_element is not None)) or (
+                test_element is not None and test_elements is not None):
+            raise TypeError("isin() received an invalid combination of arguments: expected "
+                            "(elements, test_elements), (element, test_elements) or "
+                            "(elements, test_element)")
+        for name, v in (("element", element), ("test_element", test_element)):
+            if isinstance(v, Tensor):
+                raise TypeError(f"isin(): argument '{name}' must be Number, not Tensor")
+        elements = element if element is not None else elements
+        test_elements = test_element if test_element is not None else test_elements
+    if elements is None or test_elements is None:
+        raise TypeError("isin() missing required argument 'elements' or 'test_elements'")
     if not isinstance(elements, Tensor) and not isinstance(test_elements, Tensor):
         raise TypeError("isin() expected at least one of 'elements' and 'test_elements' to be "
                         "a Tensor")

@@ -242,10 +242,10 @@ def _sspaddmm(self: SparseCooTensor | None, mat1: Any, mat2: Any, beta: Any,
     return make_sparse(idx, vals, (n, k), vals.shape[0] <= 1)
 
 
-def sspaddmm(self: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1,
+def sspaddmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1,
              alpha: Any = 1) -> SparseCooTensor:
-    """``beta * self + alpha * (mat1 @ mat2)`` for sparse ``self`` and ``mat1`` and a dense
-    ``mat2``, as an uncoalesced sparse tensor: ``self``'s entries (scaled by ``beta``), then one
+    """``beta * input + alpha * (mat1 @ mat2)`` for sparse ``input`` and ``mat1`` and a dense
+    ``mat2``, as an uncoalesced sparse tensor: ``input``'s entries (scaled by ``beta``), then one
     entry per column for every row that ``mat1`` stores anything in (PyTorch's layout).
     Differentiable w.r.t. all three (PyTorch has no derivative for it).
 
@@ -253,25 +253,25 @@ def sspaddmm(self: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1,
 
         out = lucid.sspaddmm(s, adj, x, beta=0.5, alpha=2.0).coalesce()
     """
-    if not isinstance(self, SparseCooTensor):
+    if not isinstance(input, SparseCooTensor):
         raise _only_sparse()
-    return _sspaddmm(self, mat1, mat2, beta, alpha)
+    return _sspaddmm(input, mat1, mat2, beta, alpha)
 
 
 saddmm = sspaddmm
 
 
-def smm(self: Tensor, mat: Tensor) -> SparseCooTensor:
+def smm(input: Tensor, mat2: Tensor) -> SparseCooTensor:
     """Sparse (n, m) @ dense (m, k) as an uncoalesced sparse (n, k): one entry per column for
-    every row that ``self`` stores anything in (``sspaddmm`` with nothing to add).
+    every row that ``input`` stores anything in (``sspaddmm`` with nothing to add).
 
     Example::
 
         lucid.smm(adj, x).to_dense()        # == adj @ x
     """
-    if not isinstance(self, SparseCooTensor):
+    if not isinstance(input, SparseCooTensor):
         raise _only_sparse()
-    return _sspaddmm(None, self, mat, 0, 1)
+    return _sspaddmm(None, input, mat2, 0, 1)
 
 
 def hspmm(mat1: Tensor, mat2: Tensor) -> SparseCooTensor:

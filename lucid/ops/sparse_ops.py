@@ -10,23 +10,13 @@ from typing import Any
 
 import numpy as np
 
-from .._named import NamedConstant
 from .._repr import PRINT_OPTS, _Formatter, _nested, _summarized
 from .._tensor import Tensor, _make
 from ..autograd.function import Op
+from .creation import layout, sparse_coo, strided
 
 __all__ = ["layout", "strided", "sparse_coo", "ToDense", "SparseMm", "host", "index_tensor",
            "body_str"]
-
-
-class layout(NamedConstant):  # noqa: N801 - torch's name
-    """A tensor's memory layout: ``lucid.strided`` (dense) or ``lucid.sparse_coo``."""
-
-    __slots__ = ()
-
-
-strided = layout("strided")
-sparse_coo = layout("sparse_coo")
 
 
 def host(t: Tensor) -> np.ndarray:

@@ -18,9 +18,10 @@ from .. import _dtype
 from .._dims import norm_dim
 from .._tensor import Tensor
 from ..autograd.function import Op
+from ..backend import get_backend
 from ._util import cast
 from .complex import conj
-from .creation import arange, tensor
+from .creation import arange, check_layout, tensor
 from .movement import roll
 
 __all__ = [
@@ -387,12 +388,14 @@ def fftfreq(n: int, d: float = 1.0, *, dtype: Any = None, layout: Any = None,
             ) -> Tensor:
     """The sample frequencies of an ``n``-point FFT with sample spacing ``d``:
     ``[0, 1, ..., n//2 - 1 (or n//2), -(n//2), ..., -1] / (d * n)``. ``layout`` and
-    ``pin_memory`` are accepted, as by the other factories, and change nothing.
+    ``pin_memory`` as the other factories (``lucid.empty``).
 
     Example::
 
         lucid.fft.fftfreq(4)      # tensor([ 0.0000,  0.2500, -0.5000, -0.2500])
     """
+    if layout is not None or pin_memory:
+        check_layout("fftfreq", layout, pin_memory, get_backend(device))
     dt = _dtype.get_default_dtype() if dtype is None else _dtype.to_dtype(dtype)
     ints = (np.arange(n) + n // 2) % n - n // 2 if n > 0 else np.zeros(0)
     k = tensor(ints, dtype=dt, device=device) * (1.0 / (n * d))
@@ -403,13 +406,15 @@ def rfftfreq(n: int, d: float = 1.0, *, dtype: Any = None, layout: Any = None,
              device: Any = None, pin_memory: bool = False, requires_grad: bool = False
              ) -> Tensor:
     """The non-negative sample frequencies of an ``n``-point ``rfft``:
-    ``[0, 1, ..., n // 2] / (d * n)``. ``layout`` and ``pin_memory`` are accepted, as by the
-    other factories, and change nothing.
+    ``[0, 1, ..., n // 2] / (d * n)``. ``layout`` and ``pin_memory`` as the other factories
+    (``lucid.empty``).
 
     Example::
 
         lucid.fft.rfftfreq(4)      # tensor([0.0000, 0.2500, 0.5000])
     """
+    if layout is not None or pin_memory:
+        check_layout("rfftfreq", layout, pin_memory, get_backend(device))
     dt = _dtype.get_default_dtype() if dtype is None else _dtype.to_dtype(dtype)
     k = arange(n // 2 + 1, dtype=dt, device=device) * (1.0 / (n * d))
     return k.requires_grad_(requires_grad) if requires_grad else k  # type: ignore[attr-defined]

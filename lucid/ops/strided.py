@@ -17,7 +17,8 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
-from .creation import empty
+from ..backend import get_backend
+from .creation import check_layout, empty
 from .views import ViewOp
 
 __all__ = ["as_strided", "as_strided_copy", "as_strided_scatter", "empty_permuted",
@@ -134,6 +135,8 @@ def empty_strided(size: Any, stride: Any, *, dtype: Any = None, layout: Any = No
     """An uninitialised tensor of ``size``; a dense ``stride`` (any order of the dims)
     gives those strides (a size-1 dim gets the stride of its place in that order), other
     strides a contiguous tensor of the same size."""
+    if layout is not None or pin_memory:
+        check_layout("empty_strided", layout, pin_memory, get_backend(device))
     size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
     if len(size) != len(stride):
         raise RuntimeError(f"mismatch in length of strides and shape: {len(stride)} strides for "
@@ -149,6 +152,8 @@ def empty_permuted(size: Any, physical_layout: Any, *, dtype: Any = None, layout
                    pin_memory: bool = False) -> Tensor:
     """An uninitialised tensor of ``size`` laid out in memory in the dim order
     ``physical_layout`` (outermost first), as torch's."""
+    if layout is not None or pin_memory:
+        check_layout("empty_permuted", layout, pin_memory, get_backend(device))
     size, perm = tuple(int(s) for s in size), [int(d) for d in physical_layout]
     if sorted(perm) != list(range(len(size))):
         raise RuntimeError(f"physical_layout {perm} is not a permutation of the dims of size "

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as _np
 
 from .. import _dtype
+from .. import _memory_format as _mf
 from .._tensor import Tensor
 from . import activation as _act
 from . import complex as _cx
@@ -177,7 +178,7 @@ Tensor.baddbmm_ = _ip._unary_inplace(_lx.baddbmm)
 Tensor.scatter_reduce_ = _ip._unary_inplace(_lx.scatter_reduce)
 Tensor.renorm_ = _ip._unary_inplace(_rx.renorm)
 Tensor.transpose_ = _ip._view_inplace(_s.transpose)
-Tensor.swapaxes_ = _ip._view_inplace(_s.transpose)
+Tensor.swapaxes_ = _ip._view_inplace(_s.swapaxes)
 Tensor.swapdims_ = _ip._view_inplace(_s.transpose)
 
 # ---- methods torch keeps beside functions lucid already has --------------------------------------
@@ -230,14 +231,14 @@ Tensor.conj_physical_ = _ip._unary_inplace(_cx.conj_physical)
 Tensor.as_strided_scatter = _st.as_strided_scatter
 
 
-def _cfloat(self: Tensor) -> Tensor:
-    """``self.to(lucid.complex64)``."""
-    return self.to(_dtype.complex64)  # type: ignore[attr-defined]
+def _cfloat(self: Tensor, memory_format: Any = _mf.preserve_format) -> Tensor:
+    """``self.to(lucid.complex64, memory_format=memory_format)``."""
+    return self.to(_dtype.complex64, memory_format=memory_format)  # type: ignore[attr-defined]
 
 
-def _cdouble(self: Tensor) -> Tensor:
-    """``self.to(lucid.complex128)``."""
-    return self.to(_dtype.complex128)  # type: ignore[attr-defined]
+def _cdouble(self: Tensor, memory_format: Any = _mf.preserve_format) -> Tensor:
+    """``self.to(lucid.complex128, memory_format=memory_format)``."""
+    return self.to(_dtype.complex128, memory_format=memory_format)  # type: ignore[attr-defined]
 
 
 Tensor.cfloat = _cfloat
@@ -277,8 +278,8 @@ def _new_empty_strided(self: Tensor, size: Any, stride: Any, *, dtype: Any = Non
                        pin_memory: bool = False) -> Tensor:
     """``empty_strided`` with this tensor's dtype and device unless given."""
     return _st.empty_strided(size, stride, dtype=self.dtype if dtype is None else dtype,
-                             device=self.device if device is None else device,
-                             requires_grad=requires_grad)
+                             layout=layout, device=self.device if device is None else device,
+                             pin_memory=pin_memory, requires_grad=requires_grad)
 
 
 def _name(self: Tensor) -> None:
@@ -320,10 +321,10 @@ def _apply_(self: Tensor, callable: Any) -> Tensor:  # noqa: A002
     return _host_apply(self, callable, None, "apply_")
 
 
-def _map_(self: Tensor, tensor: Tensor, callable: Any) -> Tensor:  # noqa: A002
-    """Replace each element ``a`` by ``callable(a, b)`` with ``b`` from ``tensor``
+def _map_(self: Tensor, other: Tensor, callable: Any) -> Tensor:  # noqa: A002
+    """Replace each element ``a`` by ``callable(a, b)`` with ``b`` from ``other``
     (broadcast to this shape; cpu only)."""
-    return _host_apply(self, callable, tensor, "map_")
+    return _host_apply(self, callable, other, "map_")
 
 
 Tensor.__rlshift__ = _rlshift
