@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import ast
 import fnmatch
+import functools
 import importlib
 import inspect
+import json
 import os
 import re
+import subprocess
 import sys
 import types
 import warnings
@@ -58,6 +61,29 @@ def _is_api(ns: Any, name: str, value: Any) -> bool:
     return True
 
 
+_FRESH_MODULES = """
+import importlib, json, sys, types, warnings
+warnings.simplefilter("ignore")
+out = {}
+for path in sys.argv[1:]:
+    ns = importlib.import_module(path) if path != "torch.Tensor" else None
+    if ns is not None:
+        out[path] = sorted(n for n in dir(ns) if not n.startswith("_")
+                           and isinstance(getattr(ns, n, None), types.ModuleType))
+print(json.dumps(out))
+"""
+
+
+@functools.lru_cache(maxsize=1)
+def _fresh_submodules() -> dict[str, list[str]]:
+    """The submodules each namespace has right after importing it in a fresh interpreter:
+    what a program sees. (Submodules other code imported later also become attributes, so
+    the surface would depend on what ran before.)"""
+    out = subprocess.run([sys.executable, "-c", _FRESH_MODULES, *(t for t, _ in NAMESPACES)],
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
 def public_names(path: str) -> dict[str, Any]:
     """torch's public names at ``path``: every name without a leading underscore (a
     module's ``__all__`` and what it leaves out of it, such as ``torch.lu``), less what
@@ -67,11 +93,14 @@ def public_names(path: str) -> dict[str, Any]:
         return {n: inspect.getattr_static(ns, n) for n in dir(ns) if not n.startswith("_")}
     names = [n for n in getattr(ns, "__all__", None) or () if not n.startswith("_")]
     names += [n for n in dir(ns) if not n.startswith("_") and n not in names]
+    fresh = set(_fresh_submodules().get(path, ()))
     out = {}
     for n in names:
         with warnings.catch_warnings():  # deprecated names warn when read
             warnings.simplefilter("ignore")
             v = getattr(ns, n, None)
+        if isinstance(v, types.ModuleType) and n not in fresh:
+            continue
         if _is_api(ns, n, v):
             out[n] = v
     return out

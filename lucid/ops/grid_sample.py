@@ -141,7 +141,7 @@ def _padded(c: Tensor, n: int, align: bool, padding_mode: str) -> Tensor:
         # torch multiplies the coordinate's gradient by 0 outside [0, n - 1] (so a NaN
         # gradient stays NaN there, as 0 * NaN); the value is the clamped coordinate
         cd = c.detach()  # type: ignore[attr-defined]
-        inside = _e.mul(_sel.logical_and(cd >= 0, cd <= n - 1), 1.0)
+        inside = _sel.logical_and(cd >= 0, cd <= n - 1).to(c.dtype)  # type: ignore
         moved = _sel.where(_sel.isfinite(cd), _e.sub(c, cd), 0.0)
         c = _e.add(_sel.clamp(cd, 0, n - 1), _e.mul(moved, inside))
     # NOTE: non-finite locations read as far outside (torch's safe_downgrade_to_int_range)

@@ -18,6 +18,7 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor
+from . import select as _sel
 from .creation import tensor
 from .index import gather
 from .random import rand
@@ -128,6 +129,11 @@ def _fractional(input: Tensor, kernel_size: Any, output_size: Any, output_ratio:
     idx = tensor(flat, device=input.device)
     vals = gather(x.reshape(b, c, math.prod(spatial)), 2, idx).reshape(b, c, *out, window)
     result, arg = vals.max(dim=-1)
+    nan = vals.isnan()  # type: ignore[attr-defined]
+    if bool(nan.any()):  # torch's scan takes each NaN it meets: the window's last one wins
+        last = (window - 1) - nan.flip(-1).to(_dtype.int64).argmax(-1)  # type: ignore
+        arg = _sel.where(nan.any(-1), last, arg)
+        result = gather(vals, -1, arg.unsqueeze(-1)).squeeze(-1)  # (its gradient goes there)
     indices = gather(idx.reshape(b, c, *out, window), -1, arg.unsqueeze(-1)).squeeze(-1)
     if not batched:
         return result.squeeze(0), indices.squeeze(0)

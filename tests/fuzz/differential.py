@@ -80,6 +80,10 @@ REFUSALS: list[tuple[str, str]] = [
     # torch's backward reads outside the input (or divides by zero) for a pooling window that
     # lies entirely in the padding; lucid refuses such a window in the forward
     (r"avg_pool|max_pool", r"entirely in the padding|lies entirely|padding should be"),
+    # a transposed convolution whose output would have a size-0 dim: torch refuses it in
+    # float32/float64 ("Output size is too small") and returns an empty tensor in bfloat16;
+    # lucid refuses it in every dtype
+    (r"conv_transpose", r"Output size is too small"),
 ]
 
 

@@ -172,6 +172,43 @@ LAYERS["BCEWithLogitsLoss"] = [(nn.BCEWithLogitsLoss, (R(3, 4),
 LAYERS["CrossEntropyLoss"] = [(lambda: nn.CrossEntropyLoss(label_smoothing=0.1),
                                (R(4, 5), _rng.integers(0, 5, 4)))]
 LAYERS["NLLLoss"] = [(nn.NLLLoss, (R(4, 5), _rng.integers(0, 5, 4)))]
+LAYERS["NLLLoss2d"] = [(nn.NLLLoss2d, (R(2, 5, 3, 3), _rng.integers(0, 5, (2, 3, 3))))]
+LAYERS["AdaptiveLogSoftmaxWithLoss"] = [
+    (lambda: nn.AdaptiveLogSoftmaxWithLoss(8, 10, [4, 7], div_value=2.0),
+     (x2, _rng.integers(0, 10, 3)))]
+LAYERS["LinearCrossEntropyLoss"] = [
+    (lambda: nn.LinearCrossEntropyLoss(8, 5), (x2, _rng.integers(0, 5, 3)))]
+_pooled, _where = (np.asarray(t.numpy()) for t in lucid.nn.functional.max_pool2d(
+    lucid.tensor(x4), 2, return_indices=True))
+_pooled1, _where1 = (np.asarray(t.numpy()) for t in lucid.nn.functional.max_pool1d(
+    lucid.tensor(x3), 3, return_indices=True))
+_pooled3, _where3 = (np.asarray(t.numpy()) for t in lucid.nn.functional.max_pool3d(
+    lucid.tensor(R(2, 4, 4, 4, 4)), 2, return_indices=True))
+LAYERS.update({
+    "ConvTranspose1d": [(lambda: nn.ConvTranspose1d(4, 3, 3, stride=2, padding=1), (x3,))],
+    "LazyConv3d": [(lambda: nn.LazyConv3d(3, 2), (x5,))],
+    "LazyConvTranspose1d": [(lambda: nn.LazyConvTranspose1d(3, 2), (x3,))],
+    "LazyConvTranspose2d": [(lambda: nn.LazyConvTranspose2d(3, 2), (x4,))],
+    "LazyConvTranspose3d": [(lambda: nn.LazyConvTranspose3d(2, 2), (x5,))],
+    "LazyBatchNorm1d": [(lambda: nn.LazyBatchNorm1d(), (x3,))],
+    "LazyBatchNorm2d": [(lambda: nn.LazyBatchNorm2d(), (x4,))],
+    "LazyBatchNorm3d": [(lambda: nn.LazyBatchNorm3d(), (x5,))],
+    "LazyInstanceNorm1d": [(lambda: nn.LazyInstanceNorm1d(affine=True), (x3,))],
+    "LazyInstanceNorm2d": [(lambda: nn.LazyInstanceNorm2d(affine=True), (x4,))],
+    "LazyInstanceNorm3d": [(lambda: nn.LazyInstanceNorm3d(affine=True), (x5,))],
+    "LPPool1d": [(lambda: nn.LPPool1d(2, 3, 2), (x3,))],
+    "LPPool2d": [(lambda: nn.LPPool2d(3, 2), (x4,))],
+    "LPPool3d": [(lambda: nn.LPPool3d(2, 2), (x5,))],
+    "MaxUnpool1d": [(lambda: nn.MaxUnpool1d(3), (_pooled1, _where1))],
+    "MaxUnpool2d": [(lambda: nn.MaxUnpool2d(2), (_pooled, _where))],
+    "MaxUnpool3d": [(lambda: nn.MaxUnpool3d(2), (_pooled3, _where3))],
+    "FractionalMaxPool2d": [(lambda: nn.FractionalMaxPool2d(2, output_size=3), (x4,))],
+    "FractionalMaxPool3d": [(lambda: nn.FractionalMaxPool3d(2, output_ratio=0.5), (x5,))],
+    "CrossMapLRN2d": [(lambda: nn.CrossMapLRN2d(3), (x4,))],
+    "AlphaDropout": [(lambda: nn.AlphaDropout(0.3), (x4,))],
+    "FeatureAlphaDropout": [(lambda: nn.FeatureAlphaDropout(0.3), (x4,))],
+    "RReLU": [(lambda: nn.RReLU(), (x4,))],
+})
 
 
 class _Call(nn.Module):
@@ -238,6 +275,7 @@ def test_layer_gpu_matches_cpu(make: Callable, args: tuple) -> None:
 
 def test_every_layer_is_compared() -> None:
     skip = {"Module", "Parameter", "Buffer", "RNNBase", "RNNCellBase",  # bases: abstract
+            "Container",  # torch's deprecated container base: no forward
             "DistributedDataParallel"}  # needs a process group: tests/distributed runs it
     layers = {n for n in dir(nn) if n[:1].isupper() and isinstance(getattr(nn, n), type)
               and issubclass(getattr(nn, n), nn.Module)}

@@ -165,3 +165,23 @@ def test_half_types_place_torchs_windows(torch: Any, dtype: str) -> None:
 def test_3d_windows_must_leave_room_as_torch() -> None:
     with pytest.raises(RuntimeError, match="pool time 2 too large relative to input time 4"):
         lucid.nn.functional.fractional_max_pool3d(lucid.ones(1, 1, 4, 4, 4), 2, output_size=3)
+
+
+def test_nan_windows_pick_the_last_nan_as_torch(torch: Any) -> None:
+    """torch's scan keeps taking NaN (``val > max || isnan(val)``): the last NaN of a window is
+    its maximum, and the gradient goes there."""
+    rng = np.random.default_rng(3)
+    for _ in range(30):
+        x = rng.standard_normal((1, 2, 7, 7))
+        x[rng.random(x.shape) < 0.3] = np.nan
+        u = rng.random((1, 2, 2))
+        outs = []
+        for m in (lucid, torch):
+            t = m.tensor(x, requires_grad=True)
+            v, i = m.nn.functional.fractional_max_pool2d(t, 2, output_size=3, return_indices=True,
+                                                        _random_samples=m.tensor(u))
+            v.sum().backward()
+            outs.append((v.detach().numpy(), i.numpy(), np.isnan(t.grad.numpy())))
+        np.testing.assert_array_equal(outs[0][0], outs[1][0])
+        np.testing.assert_array_equal(outs[0][1], outs[1][1])
+        np.testing.assert_array_equal(outs[0][2], outs[1][2])
