@@ -10,6 +10,7 @@ import pytest
 
 import lucid
 
+NAN, INF = float("nan"), float("inf")
 DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
           "float64", "complex64", "complex128"]
 
@@ -230,6 +231,9 @@ def test_binomial_and_older_norms(torch: Any) -> None:
     draws = lucid.binomial(lucid.full((20000,), 10.0), lucid.full((20000,), 0.3)).numpy()
     assert abs(draws.mean() - 3.0) < 0.05 and abs(draws.var() - 2.1) < 0.1
     assert set(np.unique(draws)) <= set(range(11))
+    odd = lucid.binomial(lucid.tensor([0.5, 1.5, -1.0, NAN, INF, 2.7]), lucid.full((6,), 0.5))
+    assert odd[0].item() == 0 and odd[1].item() in (0, 1) and odd[2].item() == 0
+    assert np.isnan(odd[3].item()) and odd[4].item() == INF and odd[5].item() <= 2
     with pytest.raises(RuntimeError, match="floating-point dtypes for count"):
         lucid.binomial(lucid.ones(2, dtype=lucid.int64), lucid.ones(2))
     x = np.random.default_rng(0).standard_normal((2, 3, 4))

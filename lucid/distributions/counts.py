@@ -45,13 +45,15 @@ __all__ = ["Binomial", "Geometric", "Multinomial", "NegativeBinomial", "binomial
 def _binomial_draw(total_count: Tensor, probs: Tensor) -> Tensor:
     """Binomial(n, p) draws, one per element of the (equally shaped) inputs, without
     gradient."""
-    n = total_count.detach().contiguous()
+    whole = total_count.detach().floor().clamp(min=0.0)  # torch floors counts; <0 is 0
+    finite = whole.isfinite()
+    n = _ops.where(finite, whole, 0.0).contiguous()  # (inf and NaN counts give themselves)
     p = probs.detach().clamp(min=0.0, max=1.0).contiguous()
     out = _ops.zeros_like(n)
     while True:
         active = n > 0
         if not bool(active.any()):
-            return out
+            return _ops.where(finite, out, whole)
         a = ((n + 1) / 2).floor()
         g1 = standard_gamma(_ops.where(active, a, 1.0))
         g2 = standard_gamma(_ops.where(active, n + 1 - a, 1.0))
