@@ -53,7 +53,7 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
 
         F.pairwise_distance(lucid.zeros(2, 3), lucid.ones(2, 3))     # [1.7321, 1.7321]
     """
-    x1, x2 = _float_pair(x1, x2)
+    # torch's ``x1 - x2 + eps``: integer operands promote to the default float with eps
     diff = _e.add(_e.sub(x1, x2), eps)
     if diff.ndim == 0:
         out = _r.norm(_s.reshape(diff, 1), p, 0, keepdim=keepdim)

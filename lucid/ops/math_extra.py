@@ -130,7 +130,14 @@ def hypot(input: Tensor, other: Tensor) -> Tensor:
 
 
 def logaddexp(input: Tensor, other: Tensor) -> Tensor:
-    """``log(exp(input) + exp(other))`` without overflow."""
+    """``log(exp(input) + exp(other))`` without overflow, in the operands' promoted dtype
+    (a bool or integer operand beside a float one takes its dtype, as torch)."""
+    input, other = coerce(input, other)
+    d = _dtype.result_type(input, other)
+    if not (d.is_floating_point or d.is_complex):
+        raise NotImplementedError(f'"logaddexp_cpu" not implemented for '
+                                  f"'{_dtype.torch_name(d)}'")
+    input, other = (cast(t, d) if isinstance(t, Tensor) else t for t in (input, other))
     m = _e.maximum(input, other).detach()
     m = _s.where(_s.isfinite(m), m, zeros_like(m))
     return _e.add(m, _e.log(_e.add(_e.exp(_e.sub(input, m)), _e.exp(_e.sub(other, m)))))

@@ -229,6 +229,11 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
 
 
 def outer(input: Tensor, vec2: Tensor) -> Tensor:
+    """``input[:, None] * vec2[None, :]``; mixed dtypes promote as torch's (an elementwise
+    product there)."""
+    if input.dtype is not vec2.dtype:
+        d = _dtype.promote_types(input.dtype, vec2.dtype)
+        input, vec2 = cast(input, d), cast(vec2, d)
     return _matmul(unsqueeze(input, 1), unsqueeze(vec2, 0))
 
 

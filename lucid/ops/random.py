@@ -12,8 +12,8 @@ from .. import _dtype
 from .._tensor import Tensor, _make
 from ..autograd import grad_mode
 from ..backend import get_backend
+from ._util import cast, sized
 from ._util import size_arg as shape_arg
-from ._util import sized
 from .creation import check_layout, leaf
 from .elementwise import add, mul
 from .views import check_leaf, written
@@ -161,6 +161,8 @@ def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, *,
         shape = np.broadcast_shapes(tuple(getattr(mean, "shape", ())),
                                     tuple(getattr(std, "shape", ())))
         z = randn(*shape, generator=generator, dtype=ref.dtype, device=ref.device)
+        # the result has the dtype of the mean tensor (else of std), as torch's
+        std, mean = (cast(v, ref.dtype) if isinstance(v, Tensor) else v for v in (std, mean))
         return add(mul(z, std), mean).detach()
     if size is None:
         raise TypeError("normal() with float mean and std needs a size")
