@@ -159,3 +159,51 @@ def test_grid_sample_clipped_coordinates_keep_a_nan_gradient(torch: Any) -> None
         got.append(np.isnan(g.grad.numpy()))
     np.testing.assert_array_equal(got[0], got[1])
     assert got[0].all()
+
+
+def test_nan_to_num_multiplies_the_gradient(torch: Any) -> None:
+    """torch's ``grad * isfinite(x)``: a NaN gradient stays NaN even on a replaced element."""
+    for m in (lucid, torch):
+        x = m.tensor([NAN, 1.0, INF], dtype=m.float64, requires_grad=True)
+        m.nan_to_num(x).backward(m.tensor([NAN, 2.0, 3.0], dtype=m.float64))
+        _same(np.isnan(x.grad.numpy()).tolist(), [True, False, False])
+        assert x.grad.numpy()[1] == 2.0 and x.grad.numpy()[2] == 0.0
+
+
+def test_logcumsumexp_drops_a_nan_gradient_as_torch(torch: Any) -> None:
+    x = np.random.default_rng(0).standard_normal((3, 5))
+    g = np.zeros((3, 5))
+    g[0, 0], g[2, 3] = NAN, 0.7
+    got = []
+    for m in (lucid, torch):
+        t = m.tensor(x, requires_grad=True)
+        m.logcumsumexp(t, 0).backward(m.tensor(g))
+        got.append(t.grad.numpy())
+    np.testing.assert_allclose(got[0], got[1], rtol=1e-12)
+    assert not np.isnan(got[0]).any()
+
+
+def test_cdist_inf_norm_passes_over_nan_as_torch(torch: Any) -> None:
+    got = []
+    for m in (lucid, torch):
+        a = m.tensor([[NAN, 1.0], [NAN, NAN], [2.0, -3.0]], dtype=m.float64, requires_grad=True)
+        b = m.tensor([[0.0, 0.0]], dtype=m.float64, requires_grad=True)
+        d = m.cdist(a, b, p=INF)
+        d.sum().backward()
+        got.append((d.detach().numpy(), a.grad.numpy(), b.grad.numpy()))
+    for x, y in zip(got[0], got[1]):
+        np.testing.assert_array_equal(x, y)
+
+
+def test_grid_sample_reads_nothing_outside_the_input(torch: Any) -> None:
+    """A tap outside the input is skipped, not multiplied by 0: a NaN input there gives 0,
+    and no NaN reaches that point's grid gradient."""
+    got = []
+    for m in (lucid, torch):
+        x = m.full((1, 1, 3, 3), NAN, dtype=m.float64, requires_grad=True)
+        g = m.tensor([[[[1.5, 0.2], [0.1, -0.3]]]], dtype=m.float64, requires_grad=True)
+        y = m.nn.functional.grid_sample(x, g, "bilinear", "zeros", align_corners=False)
+        y.sum().backward()
+        got.append((y.detach().numpy(), g.grad.numpy()))
+    np.testing.assert_array_equal(got[0][0], got[1][0])
+    np.testing.assert_array_equal(got[0][1], got[1][1])

@@ -257,8 +257,8 @@ class Cdist(Op):
                 out = be.sum(ad, -1)
             elif p == 2:
                 out = be.sqrt(be.sum(be.mul(ad, ad), -1))
-            elif math.isinf(p):
-                out = be.max(ad, -1)
+            elif math.isinf(p):  # torch's max(agg, |d|) from 0 passes over NaN
+                out = be.max(be.where(be.isnan(ad), 0, ad), -1)
             else:
                 out = be.pow(be.sum(be.pow(ad, p), -1), 1.0 / p)
             out = be.contiguous(out)  # the sums keep a transposed x1's layout
@@ -282,8 +282,9 @@ class Cdist(Op):
         ge = be.expand_dims(g, -1)
         if p == 1:
             gdiff = be.mul(ge, sg)
-        elif math.isinf(p):
+        elif math.isinf(p):  # (a NaN coordinate gets a NaN gradient, as in torch)
             gdiff = be.mul(be.mul(ge, sg), be.eq(ad, be.expand_dims(d, -1)))
+            gdiff = be.where(be.isnan(diff), diff, gdiff)
         else:
             de = be.expand_dims(be.where(zero, 1, d), -1)
             ratio = be.div(be.where(be.eq(ad, 0), 1, ad), de)

@@ -15,7 +15,6 @@ from . import elementwise as _e
 from . import index as _i
 from . import select as _sel
 from . import shape as _s
-from ._util import cast
 from .matmul import matmul
 
 __all__ = ["affine_grid", "grid_sample"]
@@ -223,9 +222,10 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
         assert flat is not None and valid is not None
         index = _s.expand(_s.unsqueeze(flat.long(), 1), n, c, m)  # type: ignore[attr-defined]
         vals = _i.gather(flat_in, 2, index)
-        # (a mask of the input's dtype: two Python numbers would make a default-float one)
-        scale = cast(valid, input.dtype) if weight is None else _sel.where(valid, weight, 0.0)
-        term = _e.mul(vals, _s.unsqueeze(scale, 1))
+        # a tap outside the input reads nothing (torch skips it: a NaN input there is not
+        # multiplied by 0), and sends no gradient to the input or the grid
+        vals = _sel.where(_s.unsqueeze(valid, 1), vals, 0.0)
+        term = vals if weight is None else _e.mul(vals, _s.unsqueeze(weight, 1))
         out = term if out is None else _e.add(out, term)
     assert out is not None
     return _s.reshape(out, n, c, *out_sp)

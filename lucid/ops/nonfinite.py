@@ -27,7 +27,9 @@ class NanToNum(Op):
 
     def backward(self, g):
         be = self.be
-        return be.where(be.isfinite(self.saved[0]), g, 0), None, None, None
+        # torch's ``grad * isfinite(self)``: a NaN gradient stays NaN on a replaced element
+        return be.mul(g, be.astype(be.isfinite(self.saved[0]), be.dtype_of(g))), None, None, \
+            None
 
 
 def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None,

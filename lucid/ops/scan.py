@@ -169,7 +169,9 @@ class LogCumSumExp(Op):
         res = np.zeros_like(x)
         if x.size:
             with np.errstate(divide="ignore", invalid="ignore"):
-                for part, sign in ((np.maximum(gn, 0), 1.0), (np.maximum(-gn, 0), -1.0)):
+                # (a NaN gradient is neither part, as in torch's split: it contributes 0)
+                for part, sign in ((np.where(gn > 0, gn, 0), 1.0), (np.where(gn < 0, -gn, 0),
+                                                                    -1.0)):
                     lg = np.log(part) - out
                     rev = np.flip(np.logaddexp.accumulate(np.flip(lg, axis), axis=axis), axis)
                     res = res + sign * np.exp(rev + x)
