@@ -60,7 +60,7 @@ OUT_FUNCTIONS = (
     "xlogy", "zeros", "bitwise_left_shift", "bitwise_right_shift", "chain_matmul",
     "cholesky_inverse", "cholesky_solve", "hspmm", "indices_copy", "lu_solve", "lu_unpack",
     "orgqr", "saddmm", "sspaddmm", "triangular_solve", "values_copy", "frobenius_norm",
-    "nuclear_norm", "binomial", "nan_to_num", "tensordot",
+    "nuclear_norm", "binomial", "nan_to_num", "tensordot", "geqrf",
 )
 
 # the functions of lucid's other namespaces that take ``out=`` (those torch's do)

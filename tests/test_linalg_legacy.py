@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pytest
 
 import lucid
 
@@ -57,3 +58,20 @@ def test_orgqr_is_householder_product(torch: Any) -> None:
     np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(lucid.tensor(q).orgqr(lucid.tensor(tau)).numpy(), want,
                                rtol=1e-10, atol=1e-12)
+
+
+def test_geqrf_matches_torch_and_orgqr_rebuilds_q(torch: Any) -> None:
+    for shape in [(4, 3), (3, 5), (2, 3, 3), (0, 2, 2)]:
+        a = np.random.default_rng(0).standard_normal(shape)
+        la, lt = lucid.geqrf(lucid.tensor(a))
+        ta, tt = torch.geqrf(torch.tensor(a))
+        np.testing.assert_allclose(la.numpy(), ta.numpy(), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(lt.numpy(), tt.numpy(), rtol=1e-12, atol=1e-12)
+    a = RNG.standard_normal((5, 3))
+    qr, tau = lucid.tensor(a).geqrf()
+    np.testing.assert_allclose(lucid.orgqr(qr, tau).numpy() @ np.triu(qr.numpy())[:3], a,
+                               atol=1e-12)
+    with pytest.raises(RuntimeError, match="derivative for 'geqrf' is not implemented"):
+        lucid.geqrf(lucid.tensor(a, requires_grad=True))[0].sum().backward()
+    with pytest.raises(RuntimeError, match="at least 2 dimensions"):
+        lucid.geqrf(lucid.ones(3))

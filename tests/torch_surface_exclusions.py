@@ -272,9 +272,9 @@ TO_BUILD: set[str] = {
     "torch.from_dlpack", "torch.to_dlpack",
     # short-time Fourier transforms
     "torch.stft", "torch.istft", "torch.Tensor.stft", "torch.Tensor.istft",
-    # Householder QR pieces and randomized low-rank solvers
-    "torch.geqrf", "torch.ormqr", "torch.Tensor.geqrf", "torch.Tensor.ormqr", "torch.lobpcg",
-    "torch.pca_lowrank", "torch.svd_lowrank",
+    # applying Householder reflectors, and randomized low-rank solvers
+    "torch.ormqr", "torch.Tensor.ormqr", "torch.lobpcg", "torch.pca_lowrank",
+    "torch.svd_lowrank",
     # the top-level embedding_bag's four results (offset2bag, bag_size, max_indices)
     "torch.embedding_bag",
     # restriding and resizing in place

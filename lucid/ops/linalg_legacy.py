@@ -16,7 +16,7 @@ from .. import _dtype
 from .._tensor import Tensor
 from ._util import wrap
 from .linalg import tril, triu
-from .linalg_base import check_matrix
+from .linalg_base import Packed, apply_packed, check_matrix
 from .linalg_decomp import det as _linalg_det
 from .linalg_lu import lu_factor_ex, permutation_matrices
 from .linalg_lu import lu_solve as _linalg_lu_solve
@@ -24,13 +24,33 @@ from .linalg_matrix_exp import matrix_exp
 from .linalg_norm import matrix_norm
 from .linalg_structured import householder_product
 from .reduce import norm
-from .triangular import solve_triangular
+from .triangular import _scipy_linalg, solve_triangular
 
-__all__ = ["cholesky_inverse", "cholesky_solve", "det", "frobenius_norm", "lu", "lu_solve",
+__all__ = ["cholesky_inverse", "cholesky_solve", "det", "frobenius_norm", "geqrf", "lu", "lu_solve",
            "lu_unpack", "matrix_exp", "nuclear_norm", "orgqr", "triangular_solve"]
 
 lu_unpack_result = namedtuple("lu_unpack", ["P", "L", "U"])
 triangular_solve_result = namedtuple("triangular_solve", ["solution", "cloned_coefficient"])
+geqrf_result = namedtuple("geqrf", ["a", "tau"])
+
+
+class _Geqrf(Packed):
+    """LAPACK's ``geqrf`` on each matrix: R on and above the diagonal of ``a``, the
+    Householder vectors below it, and their scalars ``tau``; no derivative (as in torch)."""
+
+    def compute(self, a: np.ndarray) -> list[np.ndarray]:
+        m, n = a.shape[-2:]
+        flat = a.reshape(-1, m, n)
+        qr = np.empty_like(flat)
+        tau = np.empty((flat.shape[0], min(m, n)), a.dtype)
+        if flat.size:
+            (fn,) = _scipy_linalg().lapack.get_lapack_funcs(("geqrf",), (flat[0],))
+            for i, mat in enumerate(flat):
+                qr[i], tau[i] = fn(mat)[:2]
+        return [qr.reshape(a.shape), tau.reshape(a.shape[:-2] + (min(m, n),))]
+
+    def grads(self, gs: list[np.ndarray]) -> np.ndarray:
+        raise RuntimeError("the derivative for 'geqrf' is not implemented.")
 
 
 def lu(A: Tensor, pivot: bool = True, get_infos: bool = False) -> tuple[Tensor, ...]:
@@ -135,3 +155,21 @@ def nuclear_norm(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tenso
     if isinstance(dim, bool):  # nuclear_norm(input, keepdim)
         dim, keepdim = None, dim
     return matrix_norm(input, "nuc", (-2, -1) if dim is None else tuple(dim), keepdim)
+
+
+def geqrf(input: Tensor) -> Any:
+    """``(a, tau)``: the QR factorization in LAPACK's compact form (``R`` on and above the
+    diagonal of ``a``, Householder vectors below it with scalars ``tau``), batched;
+    ``orgqr(a, tau)`` gives ``Q``. Not differentiable, as in torch.
+
+    Example::
+
+        a, tau = lucid.geqrf(A)
+        Q = lucid.orgqr(a, tau)      # Q @ a.triu() == A
+    """
+    if input.ndim < 2:
+        raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise RuntimeError(f"\"geqrf_cpu\" not implemented for '{_dtype.torch_name(input.dtype)}'")
+    a, tau = apply_packed(_Geqrf, input)
+    return geqrf_result(a, tau)

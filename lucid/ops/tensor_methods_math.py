@@ -224,6 +224,7 @@ Tensor.triangular_solve = _ll.triangular_solve
 Tensor.cholesky_solve = _ll.cholesky_solve
 Tensor.cholesky_inverse = _ll.cholesky_inverse
 Tensor.orgqr = _ll.orgqr
+Tensor.geqrf = _ll.geqrf
 Tensor.matrix_exp = _ll.matrix_exp
 Tensor.mvlgamma = _sg.mvlgamma
 Tensor.mvlgamma_ = _ip._unary_inplace(_sg.mvlgamma)
