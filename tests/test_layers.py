@@ -34,7 +34,8 @@ LAYERS = [
     ["lucid.demo", "lucid"],
 ]
 # inside lucid.ops, the submodules in the order they may import each other
-OPS_ORDER = ["_util", "_autocast", "views", "creation", "shape", "device", "inplace", "index",
+OPS_ORDER = ["_util", "_autocast", "views", "factory_options", "creation", "shape", "device",
+             "inplace", "index",
              "elementwise", "select", "reduce", "movement", "matmul", "linalg", "linalg_base",
              "linalg_decomp", "linalg_norm", "linalg_misc", "triangular", "complex", "spectral",
              "random",

@@ -21,7 +21,8 @@ from ..backend import get_backend
 from . import _autocast as _ac
 from . import elementwise as _e
 from . import select as _s
-from .creation import arange, check_layout, leaf, tensor, zeros_like
+from .creation import arange, tensor, zeros_like
+from .factory_options import check_layout, leaf
 from .index import _scatter_check, gather, scatter, scatter_add, setitem
 from .linalg import diag, scaled_input
 from .linalg_misc import cross as _linalg_cross

@@ -14,8 +14,8 @@ from ..autograd import grad_mode
 from ..backend import get_backend
 from ._util import cast, sized
 from ._util import size_arg as shape_arg
-from .creation import check_layout, leaf
 from .elementwise import add, mul
+from .factory_options import check_layout, leaf
 from .views import check_leaf, written
 
 _grad_on = grad_mode._state

@@ -13,7 +13,7 @@ from .. import _dtype
 from .._memory_format import preserve_format
 from .._tensor import Tensor, _make
 from ..backend import get_backend
-from .creation import check_layout, format_order, leaf, stored_in
+from .factory_options import check_layout, format_order, leaf, stored_in
 from .random import Generator, _gen, _inplace_sampler, rand, randint, randn
 
 

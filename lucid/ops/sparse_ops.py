@@ -13,7 +13,7 @@ import numpy as np
 from .._repr import PRINT_OPTS, _Formatter, _nested, _summarized
 from .._tensor import Tensor, _make
 from ..autograd.function import Op
-from .creation import layout, sparse_coo, strided
+from .factory_options import layout, sparse_coo, strided
 
 __all__ = ["layout", "strided", "sparse_coo", "ToDense", "SparseMm", "host", "index_tensor",
            "body_str"]

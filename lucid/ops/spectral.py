@@ -21,7 +21,8 @@ from ..autograd.function import Op
 from ..backend import get_backend
 from ._util import cast
 from .complex import conj
-from .creation import arange, check_layout, tensor
+from .creation import arange, tensor
+from .factory_options import check_layout
 from .movement import roll
 
 __all__ = [

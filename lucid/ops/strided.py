@@ -18,7 +18,8 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..backend import get_backend
-from .creation import check_layout, empty
+from .creation import empty
+from .factory_options import check_layout
 from .views import ViewOp
 
 __all__ = ["as_strided", "as_strided_copy", "as_strided_scatter", "empty_permuted",
