@@ -22,6 +22,7 @@ from .factory_options import (
     stored_in,
 )
 
+
 def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
            pin_memory: bool = False) -> Tensor:
     """A new tensor that copies ``data`` (nested lists, numbers, numpy arrays, tensors).
