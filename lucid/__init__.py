@@ -206,7 +206,7 @@ from .ops.index_scatter import diagonal_scatter  # noqa: E402
 from .ops.linalg_legacy import *  # noqa: E402,F403
 from .ops.scan import gradient  # noqa: E402
 from .ops.select import bitwise_left_shift, bitwise_right_shift, nonzero_static  # noqa: E402
-from .ops.sorting import histogramdd  # noqa: E402
+from .ops.histogram import histogramdd  # noqa: E402
 from .ops.special_gamma import mvlgamma  # noqa: E402
 from .cuda import OutOfMemoryError  # noqa: E402
 from .distributions.counts import binomial  # noqa: E402

@@ -39,7 +39,7 @@ OPS_ORDER = ["_util", "_autocast", "views", "factory_options", "creation", "shap
              "elementwise", "select", "reduce", "movement", "matmul", "linalg", "linalg_base",
              "linalg_decomp", "linalg_norm", "linalg_misc", "triangular", "complex", "spectral",
              "random",
-             "random_gamma", "random_fill", "sorting", "scan", "combine",
+             "random_gamma", "random_fill", "sorting", "histogram", "scan", "combine",
              "index_update", "index_scatter", "nonfinite", "legacy", "math_extra", "reduce_extra",
              "layout_extra", "special", "special_bessel", "special_erfcx_zeta",
              "special_polynomials", "linalg_lu", "linalg_eig", "linalg_ldl", "linalg_matrix_exp",

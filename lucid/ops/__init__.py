@@ -29,6 +29,7 @@ from .combine import (
 from .creation import *  # noqa: F403
 from .device import to_device
 from .elementwise import *  # noqa: F403
+from .histogram import bincount, histc, histogram
 from .index import *  # noqa: F403
 from .index_update import index_add, index_copy, index_fill, masked_scatter
 from .layout_extra import *  # noqa: F403
@@ -56,10 +57,7 @@ from .scan import (
 from .select import *  # noqa: F403
 from .shape import *  # noqa: F403
 from .sorting import (
-    bincount,
     bucketize,
-    histc,
-    histogram,
     isin,
     kthvalue,
     mode,

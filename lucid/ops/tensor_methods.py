@@ -18,6 +18,7 @@ from . import complex as _cx
 from . import creation as _c
 from . import device as _dev
 from . import elementwise as _e
+from . import histogram as _hist
 from . import index as _i
 from . import index_update as _iu
 from . import inplace as _ip
@@ -421,9 +422,9 @@ Tensor.unsqueeze_ = _ip._view_inplace(_s.unsqueeze)
 
 Tensor.unique = _so.unique
 Tensor.unique_consecutive = _so.unique_consecutive
-Tensor.bincount = _so.bincount
-Tensor.histc = _so.histc
-Tensor.histogram = _so.histogram
+Tensor.bincount = _hist.bincount
+Tensor.histc = _hist.histc
+Tensor.histogram = _hist.histogram
 Tensor.kthvalue = _so.kthvalue
 Tensor.mode = _so.mode
 Tensor.cummax = _sc.cummax
