@@ -15,6 +15,7 @@ from typing import Any
 from ._tensor import Tensor
 from .nn import functional as F
 from .ops.random import bernoulli
+from .ops.rrelu import _rrelu
 
 __all__ = [
     "adaptive_avg_pool1d", "avg_pool1d", "batch_norm", "bilinear", "celu",
@@ -248,8 +249,9 @@ rrelu_ = F.rrelu_
 
 def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
           training: bool = False, generator: Any = None) -> Tensor:
-    """``torch.rrelu``: ``F.rrelu``."""
-    return F.rrelu(input, lower, upper, training)
+    """``torch.rrelu``: ``F.rrelu``, its training slopes drawn from ``generator`` (default:
+    the global one)."""
+    return _rrelu(input, lower, upper, training, False, generator)
 
 
 def dropout_(input: Tensor, p: float, train: bool) -> Tensor:
