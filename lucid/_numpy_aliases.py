@@ -17,12 +17,14 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["install"]
+__all__ = ["RENAMES", "install", "rename"]
 
 ALIASES = {"dim": ("axis",), "keepdim": ("keepdims",), "input": ("x", "a", "x1"),
            "other": ("x2",)}
 
 _WRAPPED = "__lucid_numpy_aliases__"
+# a wrapper carrying this attribute (a dict) applies the renames itself: no second wrapper
+RENAMES = "__lucid_renames__"
 
 
 def _renames(fn: Any, method: bool) -> dict[str, str] | None:
@@ -43,16 +45,21 @@ def _renames(fn: Any, method: bool) -> dict[str, str] | None:
     return out or None
 
 
+def rename(kwargs: dict[str, Any], renames: dict[str, str], name: str) -> None:
+    """Replace the aliases in ``kwargs`` by the names they stand for, in place."""
+    for alias in renames.keys() & kwargs.keys():
+        real = renames[alias]
+        if real in kwargs:
+            raise TypeError(f"{name}() got multiple values for argument '{real}' (as "
+                            f"'{alias}')")
+        kwargs[real] = kwargs.pop(alias)
+
+
 def _wrap(fn: Callable[..., Any], renames: dict[str, str]) -> Callable[..., Any]:
     @functools.wraps(fn)
     def with_aliases(*args: Any, **kwargs: Any) -> Any:
         if kwargs:
-            for alias in renames.keys() & kwargs.keys():
-                real = renames[alias]
-                if real in kwargs:
-                    raise TypeError(f"{fn.__name__}() got multiple values for argument "
-                                    f"'{real}' (as '{alias}')")
-                kwargs[real] = kwargs.pop(alias)
+            rename(kwargs, renames, fn.__name__)
         return fn(*args, **kwargs)
 
     with_aliases.__signature__ = inspect.signature(fn)  # type: ignore[attr-defined]
@@ -74,7 +81,9 @@ def install(namespace: Any, names: Any = None) -> None:
                 or getattr(fn, _WRAPPED, False):
             continue
         renames = _renames(fn, is_class)
-        if renames is not None:
+        if renames is not None and isinstance(getattr(fn, RENAMES, None), dict):
+            getattr(fn, RENAMES).update(renames)  # a wrapper that renames already (out=)
+        elif renames is not None:
             if is_class:
                 setattr(namespace, name, _wrap(fn, renames))
             else:

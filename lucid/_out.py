@@ -19,7 +19,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from . import _dtype
+from . import _dtype, _numpy_aliases
 from ._tensor import Tensor
 from .autograd import grad_mode
 from .ops.views import written
@@ -152,9 +152,12 @@ def _requires_grad(args: tuple, kwargs: dict) -> bool:
 def accepts_out(fn: Callable[..., Any]) -> Callable[..., Any]:
     """``fn`` with torch's ``out=`` keyword (see the module docstring)."""
     name = getattr(fn, "__name__", "function")
+    renames: dict[str, str] = {}  # numpy-style aliases, filled by _numpy_aliases.install
 
     @functools.wraps(fn)
     def with_out(*args: Any, out: Any = None, **kwargs: Any) -> Any:
+        if kwargs and renames:
+            _numpy_aliases.rename(kwargs, renames, name)
         if out is None:
             return fn(*args, **kwargs)
         if grad_mode._state.on and _requires_grad(args, kwargs):
@@ -164,6 +167,7 @@ def accepts_out(fn: Callable[..., Any]) -> Callable[..., Any]:
         return write_out(out, fn(*args, **kwargs), name)
 
     with_out.__lucid_out__ = True  # type: ignore[attr-defined]
+    setattr(with_out, _numpy_aliases.RENAMES, renames)
     try:
         sig = inspect.signature(fn)
     except (TypeError, ValueError):
